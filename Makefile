@@ -1,0 +1,58 @@
+# flipbed — top-level build.
+#
+#   make         build everything (kernels, guest, plugin, corruptor, harness)
+#   make run     the main job: install packages, build, run the default matrix
+#   make check   the test suite (what .ci/run calls)
+#   make deps    install every Debian package flipbed needs (as root)
+#
+# Each component lives in its own folder with a make fragment that adds to
+# ALL (what `make` builds), TESTS (programs tests/run executes), PACKAGES
+# (Debian packages) and BENCHES. Everything built lands under build/.
+
+B := build
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+PKG_CONFIG ?= pkg-config
+
+# Packages every component needs to build or test; fragments add their own.
+PACKAGES := build-essential pkg-config bc
+
+ALL :=
+TESTS :=
+BENCHES :=
+
+.PHONY: all run check check-failed deps clean bench
+all: _all
+
+include kernel/kernel.mk
+include harness/guest/guest.mk
+include nbd-plugins/flipbed/plugin.mk
+include corruptor/corruptor.mk
+include harness/harness.mk
+
+_all: $(ALL)
+
+deps:
+	@mk/deps.sh $(sort $(PACKAGES))
+
+# Packages are installed in a make of their own, so that pkg-config lookups
+# in the fragments are evaluated after the libraries exist.
+check: deps
+	@$(MAKE) --no-print-directory _check
+
+_check: $(ALL) $(TESTS)
+	@tests/run $(TESTS)
+
+check-failed: $(ALL) $(TESTS)
+	@tests/run --failed $(TESTS)
+
+run: deps
+	@$(MAKE) --no-print-directory _run
+
+bench: $(BENCHES)
+
+clean:
+	rm -rf $(B)/bin $(B)/lib $(B)/obj $(B)/tests $(B)/guest
+
+.PHONY: _all _check _run
