@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+/* Names of the outcome enums (outcome.h); one table per enum. */
+#include <string.h>
+#include "outcome.h"
+
+static const char *const detect_names[FB_DETECT__COUNT] = {
+	"none", "csum", "sanity", "io", "mount",
+};
+static const char *const reaction_names[FB_REACT__COUNT] = {
+	"none", "recovered", "error-continue", "remount-ro", "mount-refused",
+	"hang", "panic", "oops", "kasan",
+};
+static const char *const fsck_names[FB_FSCK__COUNT] = {
+	"clean", "repaired", "unrepaired", "not-run",
+};
+static const char *const data_names[FB_DATA__COUNT] = {
+	"intact", "lost", "changed", "not-checked",
+};
+static const char *const verdict_names[FB_VERDICT__COUNT] = {
+	"pass", "fail", "infra", "skip",
+};
+
+static int lookup(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+#define NAMES(kind, table, count)					\
+	const char *fb_##kind##_name(enum fb_##kind v)			\
+	{								\
+		return (unsigned)v < count ? table[v] : "?";		\
+	}								\
+	int fb_##kind##_parse(const char *name)				\
+	{								\
+		return lookup(table, count, name);			\
+	}
+
+NAMES(detect, detect_names, FB_DETECT__COUNT)
+NAMES(fsck, fsck_names, FB_FSCK__COUNT)
+NAMES(data, data_names, FB_DATA__COUNT)
+NAMES(verdict, verdict_names, FB_VERDICT__COUNT)
+NAMES(reaction, reaction_names, FB_REACT__COUNT)

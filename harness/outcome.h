@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flipbed: the closed set of case outcomes (DESIGN.md "Outcome"), after IRON
+ * file systems (Prabhakaran et al., SOSP 2005) adapted to ext4.
+ *
+ * Every enum has a stable lower-case name used in scenario files, in
+ * cases.jsonl and in reports; *_name() and *_parse() convert both ways.
+ */
+#ifndef FLIPBED_OUTCOME_H
+#define FLIPBED_OUTCOME_H
+
+#include <stdbool.h>
+
+/* What noticed the corruption first. */
+enum fb_detect {
+	FB_DETECT_NONE,		/* nothing noticed */
+	FB_DETECT_CSUM,		/* a metadata checksum verification failed */
+	FB_DETECT_SANITY,	/* another ext4/jbd2 check: magic, bounds, entries */
+	FB_DETECT_IO,		/* an I/O error reached the filesystem */
+	FB_DETECT_MOUNT,	/* mount refused without a more specific message */
+	FB_DETECT__COUNT
+};
+
+/* How the kernel reacted (the worst observed, in this order of severity). */
+enum fb_reaction {
+	FB_REACT_NONE,		/* no visible reaction, filesystem writable */
+	FB_REACT_RECOVERED,	/* detected, retried (csum_retry), recovered, still writable */
+	FB_REACT_ERROR_CONTINUE,/* ext4 error logged, filesystem still writable */
+	FB_REACT_REMOUNT_RO,	/* a write after the error failed with EROFS */
+	FB_REACT_MOUNT_REFUSED,	/* the mount step failed */
+	FB_REACT_HANG,		/* timeout or hung-task report */
+	FB_REACT_PANIC,		/* kernel panic */
+	FB_REACT_OOPS,		/* Oops / BUG / general protection fault */
+	FB_REACT_KASAN,		/* KASAN report */
+	FB_REACT__COUNT
+};
+
+/* e2fsck on the image after the run: -fn, then -fy, then -fn again. */
+enum fb_fsck {
+	FB_FSCK_CLEAN,		/* first -fn found nothing */
+	FB_FSCK_REPAIRED,	/* -fn found errors, -fy fixed them, second -fn clean */
+	FB_FSCK_UNREPAIRED,	/* errors remain after -fy */
+	FB_FSCK_NOT_RUN,	/* infra: e2fsck could not run */
+	FB_FSCK__COUNT
+};
+
+/* User files (populated before the fault) after the run and the repair. */
+enum fb_data {
+	FB_DATA_INTACT,		/* every file present with its content */
+	FB_DATA_LOST,		/* some file missing or unreadable */
+	FB_DATA_CHANGED,	/* some file readable with different content */
+	FB_DATA_NOT_CHECKED,
+	FB_DATA__COUNT
+};
+
+enum fb_verdict {
+	FB_VERDICT_PASS,	/* outcome matched the expectation */
+	FB_VERDICT_FAIL,	/* outcome differs from the expectation */
+	FB_VERDICT_INFRA,	/* QEMU, nbdkit or flipbed failed: no kernel outcome */
+	FB_VERDICT_SKIP,	/* a requirement is not met */
+	FB_VERDICT__COUNT
+};
+
+struct fb_outcome {
+	enum fb_detect detect;
+	enum fb_reaction reaction;
+	enum fb_fsck fsck;
+	enum fb_data data;
+	bool warning;		/* WARNING:/BUG:/UBSAN: line in the kernel log */
+	char detail[256];	/* the kernel line that decided `detect`, or "" */
+	char infra[256];	/* why the case is infra, or "" */
+};
+
+const char *fb_detect_name(enum fb_detect d);
+const char *fb_reaction_name(enum fb_reaction r);
+const char *fb_fsck_name(enum fb_fsck f);
+const char *fb_data_name(enum fb_data d);
+const char *fb_verdict_name(enum fb_verdict v);
+
+/* Return the value for NAME, or -1 if NAME is not one of the names above. */
+int fb_detect_parse(const char *name);
+int fb_reaction_parse(const char *name);
+int fb_fsck_parse(const char *name);
+int fb_data_parse(const char *name);
+int fb_verdict_parse(const char *name);
+
+#endif
