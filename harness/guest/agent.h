@@ -1,0 +1,46 @@
+/*
+ * The guest agent's internal surface (one file per job: chan.c talks to the
+ * host, kmsg.c forwards kernel messages, ops.c runs steps, pattern.c makes
+ * file contents). The protocol is described in README.md.
+ */
+#ifndef FLIPBED_AGENT_H
+#define FLIPBED_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "steps.h"
+
+#define MNT "/mnt"
+#define DISK "/dev/vda"
+#define CHANNEL "/dev/hvc0"
+
+/* Not an errno: a step found content or a size other than the pattern's. */
+#define EBADDATA 1000
+
+/* chan.c: the line channel to the host (virtio console). */
+int chan_open(const char *path);
+__attribute__((format(printf, 1, 2)))
+void chan_send(const char *fmt, ...);
+/* Wait until everything sent has left the guest. */
+void chan_drain(void);
+/* Next line from the host without its newline; NULL at end of file. */
+char *chan_recv(void);
+
+/* kmsg.c: forward /dev/kmsg as "kmsg SEQ LEVEL USEC TEXT" lines. */
+int kmsg_start(void);
+void kmsg_drain(void);	/* forward what is pending now */
+void kmsg_stop(void);	/* drain and end the thread */
+
+/* pattern.c: deterministic file contents and digests. */
+void pattern_fill(const char *path, uint64_t off, unsigned char *buf, size_t len);
+uint64_t fnv1a(uint64_t h, const void *buf, size_t len);
+#define FNV1A_INIT 0xcbf29ce484222325ULL
+
+/*
+ * ops.c: run step S (step number N, for "out N ..." lines). Returns 0 or an
+ * errno value (or EBADDATA); DETAIL gets a short text for the result line.
+ */
+int op_run(int n, const struct step *s, char *detail, size_t len);
+
+#endif

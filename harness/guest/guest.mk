@@ -1,0 +1,28 @@
+# harness/guest/: the static guest agent and the initramfs it is /init of.
+# See harness/guest/README.md for the protocol and the steps.
+
+GUEST_SRCS := $(addprefix harness/guest/,agent.c chan.c kmsg.c ops.c pattern.c steps.c)
+GUEST_HDRS := $(addprefix harness/guest/,agent.h steps.h steps.def)
+GUEST_OBJS := $(patsubst harness/guest/%.c,$(B)/obj/guest/%.o,$(GUEST_SRCS))
+
+ALL += $(B)/guest/initramfs.cpio.gz
+PACKAGES += gcc libc6-dev gzip cpio
+
+$(B)/obj/guest/%.o: harness/guest/%.c $(GUEST_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/guest/agent: $(GUEST_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -static -pthread -o $@ $^
+
+$(B)/guest/mkcpio: harness/guest/mkcpio.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+# /init is the stripped agent (a smaller initramfs boots faster); the
+# unstripped build/guest/agent keeps the symbols for gdb.
+$(B)/guest/initramfs.cpio.gz: $(B)/guest/agent $(B)/guest/mkcpio
+	strip -o $(B)/guest/init $(B)/guest/agent
+	$(B)/guest/mkcpio $(B)/guest/init | gzip -9n > $@.tmp
+	mv $@.tmp $@

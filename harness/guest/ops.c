@@ -1,0 +1,487 @@
+/*
+ * The steps themselves. Each returns 0 or the errno the kernel gave (or
+ * EBADDATA when content differs from the pattern) and fills a short detail
+ * for the result line; longer output goes out as "out N TEXT" lines first.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define CHUNK (1 << 20)
+
+/* The guest path of P, a path under the mount point. */
+static void under_mnt(char *out, size_t len, const char *p)
+{
+	snprintf(out, len, "%s%s", MNT, p);
+}
+
+static int op_mount(const struct step *s, char *detail, size_t len)
+{
+	char opts[STEP_MAX_LINE + 32];
+	const char *given = s->argc ? s->argv[0] : NULL;
+
+	if (!given)
+		snprintf(opts, sizeof(opts), "errors=remount-ro");
+	else if (!strstr(given, "errors="))
+		snprintf(opts, sizeof(opts), "%s,errors=remount-ro", given);
+	else
+		snprintf(opts, sizeof(opts), "%s", given);
+	snprintf(detail, len, "%s", opts);
+	return mount(DISK, MNT, "ext4", 0, opts) ? errno : 0;
+}
+
+static int write_all(int fd, const unsigned char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return errno;
+		if (w == 0)
+			return EIO;
+		buf += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Write N bytes of P's pattern to FD, starting at file offset OFF. */
+static int write_pattern(int fd, const char *p, off_t off, size_t n)
+{
+	unsigned char *buf;
+	int rc = 0;
+
+	/* aligned, so that O_DIRECT writes are accepted */
+	if (posix_memalign((void **)&buf, 4096, CHUNK))
+		return ENOMEM;
+	while (n && !rc) {
+		size_t c = n < CHUNK ? n : CHUNK;
+
+		pattern_fill(p, off, buf, c);
+		rc = write_all(fd, buf, c);
+		off += c;
+		n -= c;
+	}
+	free(buf);
+	return rc;
+}
+
+static int op_write(const struct step *s, char *detail, size_t len)
+{
+	const char *mode = s->argc > 2 ? s->argv[2] : "";
+	size_t n = strtoull(s->argv[1], NULL, 10);
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+	char path[STEP_MAX_LINE + 8];
+	off_t off = 0;
+	int fd, rc;
+
+	if (!strcmp(mode, "append"))
+		flags |= O_APPEND;
+	else
+		flags |= O_TRUNC;
+	if (!strcmp(mode, "sync"))
+		flags |= O_SYNC;
+	if (!strcmp(mode, "direct"))
+		flags |= O_DIRECT;
+	under_mnt(path, sizeof(path), s->argv[0]);
+	fd = open(path, flags, 0644);
+	if (fd < 0)
+		return errno;
+	if (flags & O_APPEND)
+		off = lseek(fd, 0, SEEK_END);
+	rc = write_pattern(fd, s->argv[0], off, n);
+	if (close(fd) && !rc)
+		rc = errno;
+	if (!rc)
+		snprintf(detail, len, "bytes=%zu at=%lld", n, (long long)off);
+	return rc;
+}
+
+/* Compare BUF (C bytes at OFF) with P's pattern; the first bad offset. */
+static long long first_bad(const char *p, off_t off, const unsigned char *buf,
+			   size_t c, unsigned char *want)
+{
+	pattern_fill(p, off, want, c);
+	for (size_t i = 0; i < c; i++)
+		if (buf[i] != want[i])
+			return off + i;
+	return -1;
+}
+
+static int op_read(const struct step *s, char *detail, size_t len)
+{
+	char path[STEP_MAX_LINE + 8];
+	unsigned char *buf = malloc(CHUNK), *want = malloc(CHUNK);
+	long long bad = -1;
+	off_t off = 0;
+	int fd, rc = 0;
+
+	under_mnt(path, sizeof(path), s->argv[0]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!buf || !want || fd < 0) {
+		rc = fd < 0 ? errno : ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf, CHUNK);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = errno;
+			snprintf(detail, len, "after %lld bytes", (long long)off);
+			break;
+		}
+		if (r == 0)
+			break;
+		if (bad < 0)
+			bad = first_bad(s->argv[0], off, buf, r, want);
+		off += r;
+	}
+	if (rc)
+		goto out;
+	if (bad >= 0) {
+		rc = EBADDATA;
+		snprintf(detail, len, "first bad byte at %lld of %lld", bad, (long long)off);
+	} else if (s->argc > 1 && off != (off_t)strtoull(s->argv[1], NULL, 10)) {
+		rc = EBADDATA;
+		snprintf(detail, len, "size %lld, expected %s", (long long)off, s->argv[1]);
+	} else {
+		snprintf(detail, len, "bytes=%lld", (long long)off);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(want);
+	return rc;
+}
+
+static int skip_dot(const struct dirent *d)
+{
+	return strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+}
+
+static int op_ls(int n, const struct step *s, char *detail, size_t len)
+{
+	char path[STEP_MAX_LINE + 8];
+	struct dirent **ents;
+	int count;
+
+	under_mnt(path, sizeof(path), s->argc ? s->argv[0] : "/");
+	count = scandir(path, &ents, skip_dot, alphasort);
+	if (count < 0)
+		return errno;
+	for (int i = 0; i < count; i++) {
+		chan_send("out %d %s", n, ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+	snprintf(detail, len, "entries=%d", count);
+	return 0;
+}
+
+static int op_stat(const struct step *s, char *detail, size_t len)
+{
+	char path[STEP_MAX_LINE + 8];
+	struct stat st;
+
+	under_mnt(path, sizeof(path), s->argv[0]);
+	if (lstat(path, &st))
+		return errno;
+	snprintf(detail, len, "size=%lld mode=%o links=%lu blocks=%lld ino=%lu",
+		 (long long)st.st_size, st.st_mode, (unsigned long)st.st_nlink,
+		 (long long)st.st_blocks, (unsigned long)st.st_ino);
+	return 0;
+}
+
+static int op_rm(const struct step *s)
+{
+	char path[STEP_MAX_LINE + 8];
+	struct stat st;
+
+	under_mnt(path, sizeof(path), s->argv[0]);
+	if (lstat(path, &st))
+		return errno;
+	if (S_ISDIR(st.st_mode))
+		return rmdir(path) ? errno : 0;
+	return unlink(path) ? errno : 0;
+}
+
+static int op_rename(const struct step *s)
+{
+	char a[STEP_MAX_LINE + 8], b[STEP_MAX_LINE + 8];
+
+	under_mnt(a, sizeof(a), s->argv[0]);
+	under_mnt(b, sizeof(b), s->argv[1]);
+	return rename(a, b) ? errno : 0;
+}
+
+static int op_setxattr(const struct step *s, char *detail, size_t len)
+{
+	char path[STEP_MAX_LINE + 8], name[STEP_MAX_LINE + 8], key[2 * STEP_MAX_LINE];
+	size_t n = strtoull(s->argv[2], NULL, 10);
+	unsigned char *val = malloc(n ? n : 1);
+	int rc;
+
+	if (!val)
+		return ENOMEM;
+	under_mnt(path, sizeof(path), s->argv[0]);
+	snprintf(name, sizeof(name), "%s%s", strchr(s->argv[1], '.') ? "" : "user.", s->argv[1]);
+	/* the value's pattern is the file's path and the attribute's name */
+	snprintf(key, sizeof(key), "%s#%s", s->argv[0], name);
+	pattern_fill(key, 0, val, n);
+	rc = setxattr(path, name, val, n, 0) ? errno : 0;
+	free(val);
+	snprintf(detail, len, "%s", name);
+	return rc;
+}
+
+static int op_fsync(const struct step *s)
+{
+	char path[STEP_MAX_LINE + 8];
+	int fd, rc;
+
+	under_mnt(path, sizeof(path), s->argv[0]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	rc = fsync(fd) ? errno : 0;
+	close(fd);
+	return rc;
+}
+
+static int op_sync(void)
+{
+	int fd = open(MNT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return errno;
+	rc = syncfs(fd) ? errno : 0;
+	close(fd);
+	return rc;
+}
+
+static int op_drop_caches(void)
+{
+	int fd, rc;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	rc = write_all(fd, (const unsigned char *)"3\n", 2);
+	close(fd);
+	return rc;
+}
+
+static int op_expect_erofs(const struct step *s, char *detail, size_t len)
+{
+	char path[STEP_MAX_LINE + 8];
+	int fd, rc;
+
+	under_mnt(path, sizeof(path), s->argv[0]);
+	fd = open(path, O_WRONLY | O_CREAT | O_SYNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(detail, len, "open");
+		return errno;
+	}
+	rc = write_all(fd, (const unsigned char *)"x", 1);
+	snprintf(detail, len, rc ? "write" : "wrote 1 byte");
+	close(fd);
+	return rc;
+}
+
+static int op_wait(const struct step *s)
+{
+	const char *line;
+	size_t k = strlen("continue ");
+
+	chan_send("wait %s", s->argv[0]);
+	while ((line = chan_recv()))
+		if (!strncmp(line, "continue ", k) && !strcmp(line + k, s->argv[0]))
+			return 0;
+	return EPIPE;
+}
+
+static int op_sleep(const struct step *s)
+{
+	double secs = strtod(s->argv[0], NULL);
+	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	return 0;
+}
+
+/* Read all of FD; its digest in *H and size in *SIZE. */
+static int digest_fd(int fd, uint64_t *h, long long *size)
+{
+	static unsigned char buf[CHUNK];
+	ssize_t r;
+
+	*h = FNV1A_INIT;
+	*size = 0;
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno;
+		*h = fnv1a(*h, buf, r);
+		*size += r;
+	}
+	return 0;
+}
+
+struct tree {
+	int n;		/* step number, for out lines */
+	int hash;	/* hash: one out line per file; walk: only failures */
+	int entries, failures, first_err;
+};
+
+static void tree_fail(struct tree *t, const char *rel, int e, const char *what)
+{
+	char b[16];
+
+	if (!t->first_err)
+		t->first_err = e;
+	t->failures++;
+	chan_send("out %d %s %s %s", t->n, errname(e, b, sizeof(b)), what, rel);
+}
+
+static void tree_file(struct tree *t, const char *path, const char *rel)
+{
+	uint64_t h;
+	long long size;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return tree_fail(t, rel, errno, "open");
+	rc = digest_fd(fd, &h, &size);
+	close(fd);
+	if (rc)
+		return tree_fail(t, rel, rc, "read");
+	if (t->hash)
+		chan_send("out %d %016llx %lld %s", t->n, (unsigned long long)h, size, rel);
+}
+
+/* Visit every entry under PATH (REL is its name under the mount point). */
+static void tree_walk(struct tree *t, const char *path, const char *rel)
+{
+	struct dirent **ents;
+	int count = scandir(path, &ents, skip_dot, alphasort);
+
+	if (count < 0)
+		return tree_fail(t, rel, errno, "readdir");
+	for (int i = 0; i < count; i++) {
+		char p[4096], r[4096];
+		struct stat st;
+
+		snprintf(p, sizeof(p), "%s/%s", path, ents[i]->d_name);
+		snprintf(r, sizeof(r), "%s/%s", strcmp(rel, "/") ? rel : "", ents[i]->d_name);
+		free(ents[i]);
+		t->entries++;
+		if (lstat(p, &st))
+			tree_fail(t, r, errno, "stat");
+		else if (S_ISDIR(st.st_mode))
+			tree_walk(t, p, r);
+		else if (S_ISREG(st.st_mode))
+			tree_file(t, p, r);
+	}
+	free(ents);
+}
+
+static int op_tree(int n, const struct step *s, int hash, char *detail, size_t len)
+{
+	struct tree t = { .n = n, .hash = hash };
+	const char *rel = s->argc ? s->argv[0] : "/";
+	char path[STEP_MAX_LINE + 8];
+
+	under_mnt(path, sizeof(path), rel);
+	tree_walk(&t, path, rel);
+	snprintf(detail, len, "entries=%d failures=%d", t.entries, t.failures);
+	return t.first_err;
+}
+
+static int op_cat(int n, const struct step *s, char *detail, size_t len)
+{
+	static char buf[65536 + 1];
+	size_t got = 0;
+	int fd = open(s->argv[0], O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	while (got < sizeof(buf) - 1) {
+		ssize_t r = read(fd, buf + got, sizeof(buf) - 1 - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			close(fd);
+			return errno;
+		}
+		if (r == 0)
+			break;
+		got += r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		chan_send("out %d %s", n, line);
+	snprintf(detail, len, "bytes=%zu", got);
+	return 0;
+}
+
+static int op_truncate(const struct step *s)
+{
+	char path[STEP_MAX_LINE + 8];
+
+	under_mnt(path, sizeof(path), s->argv[0]);
+	return truncate(path, strtoll(s->argv[1], NULL, 10)) ? errno : 0;
+}
+
+int op_run(int n, const struct step *s, char *detail, size_t len)
+{
+	char path[STEP_MAX_LINE + 8];
+
+	detail[0] = '\0';
+	switch (s->id) {
+	case STEP_MOUNT: return op_mount(s, detail, len);
+	case STEP_UMOUNT: return umount(MNT) ? errno : 0;
+	case STEP_MKDIR:
+		under_mnt(path, sizeof(path), s->argv[0]);
+		return mkdir(path, 0755) ? errno : 0;
+	case STEP_WRITE: return op_write(s, detail, len);
+	case STEP_READ: return op_read(s, detail, len);
+	case STEP_LS: return op_ls(n, s, detail, len);
+	case STEP_STAT: return op_stat(s, detail, len);
+	case STEP_RM: return op_rm(s);
+	case STEP_RENAME: return op_rename(s);
+	case STEP_SETXATTR: return op_setxattr(s, detail, len);
+	case STEP_FSYNC: return op_fsync(s);
+	case STEP_SYNC: return op_sync();
+	case STEP_DROP_CACHES: return op_drop_caches();
+	case STEP_EXPECT_EROFS: return op_expect_erofs(s, detail, len);
+	case STEP_WAIT: return op_wait(s);
+	case STEP_SLEEP: return op_sleep(s);
+	case STEP_HASH: return op_tree(n, s, 1, detail, len);
+	case STEP_CAT: return op_cat(n, s, detail, len);
+	case STEP_TRUNCATE: return op_truncate(s);
+	case STEP_WALK: return op_tree(n, s, 0, detail, len);
+	case STEP_COUNT: break;
+	}
+	return EINVAL;
+}
