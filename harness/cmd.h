@@ -1,0 +1,22 @@
+/*
+ * flipbed's subcommands: each takes the arguments after its name
+ * (argv[0] is the subcommand) and returns the process exit status.
+ */
+#ifndef FLIPBED_CMD_H
+#define FLIPBED_CMD_H
+
+/* Exit statuses shared by every subcommand. */
+enum {
+	EXIT_MET = 0,		/* everything met its expectation */
+	EXIT_UNMET = 1,		/* something did not */
+	EXIT_BADINPUT = 2,	/* bad arguments or input files; nothing ran */
+	EXIT_INFRA = 3,		/* QEMU or nbdkit failed */
+	EXIT_TIMEOUT = 4,	/* the guest did not finish in time */
+};
+
+int cmd_boot(int argc, char **argv);
+
+/* build/, found from the running binary (build/bin/flipbed). */
+const char *build_dir(void);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * flipbed: the user's command. Dispatches to a subcommand (cmd.h).
+ */
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "boot", cmd_boot, "boot a kernel on an image and run agent steps (flipbed boot --help)" },
+};
+
+const char *build_dir(void)
+{
+	static char dir[PATH_MAX];
+	ssize_t n;
+
+	if (*dir)
+		return dir;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n < 0)
+		return strcpy(dir, "build");
+	dir[n] = '\0';
+	/* build/bin/flipbed -> build */
+	return strcpy(dir, dirname(dirname(dir)));
+}
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f, "usage: flipbed COMMAND [ARGS]\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stderr, EXIT_BADINPUT);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return usage(stdout, EXIT_MET);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "flipbed: unknown command '%s'; accepted:", argv[1]);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(stderr, " %s", commands[i].name);
+	fprintf(stderr, "\n");
+	return EXIT_BADINPUT;
+}

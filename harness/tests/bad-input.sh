@@ -1,0 +1,49 @@
+#!/bin/sh
+# Bad input (issue 2): each case exits 2 with one line on stderr naming the
+# problem and what is accepted, and starts nothing. Groups: quick.
+. "$(dirname "$0")/lib.sh"
+[ -x "$FLIPBED" ] || skip "$FLIPBED not built (make build/bin/flipbed)"
+need_tools mkfs.ext4 pgrep
+img=$T/img
+mkimage "$img"
+head -c 2M /dev/zero > "$T/zero.img"
+cases=0
+
+# expect2 PATTERN ARGS...: flipbed ARGS exits 2 with one stderr line matching PATTERN.
+expect2() {
+	pat=$1
+	shift
+	"$FLIPBED" "$@" > "$T/out" 2> "$T/err"
+	rc=$?
+	echo "flipbed $*"
+	sed 's/^/  stderr: /' "$T/err"
+	[ $rc -eq 2 ] || fail "exit $rc, expected 2: flipbed $*"
+	[ "$(wc -l < "$T/err")" -eq 1 ] || fail "expected one stderr line: flipbed $*"
+	grep -q -- "$pat" "$T/err" || fail "stderr does not match '$pat': flipbed $*"
+	[ -z "$(leftovers)" ] || fail "a process was started: flipbed $*"
+	cases=$((cases + 1))
+}
+
+expect2 "unknown step 'frobnicate'; accepted: mount, umount" boot --image "$img" --step 'frobnicate /a'
+expect2 "bad argument 'lots'; accepted: a byte count" boot --image "$img" --step 'write /a lots'
+expect2 "usage: write P BYTES" boot --image "$img" --step 'write'
+expect2 "needs an errno name" boot --image "$img" --step 'expect ENOTANERRNO read /a'
+expect2 "no \"..\"" boot --image "$img" --step 'read /../etc/passwd'
+expect2 "missing.img: No such file or directory; accepted: an existing, writable ext4 image" \
+	boot --image "$T/missing.img" --step mount
+expect2 "not an ext4 image (no superblock magic 0xEF53 at byte 1080)" boot --image "$T/zero.img"
+expect2 "image IMAGE is required" boot --step mount
+expect2 "kernel 'vanilla': accepted: stock, patched, kasan" boot --kernel vanilla --image "$img"
+expect2 "timeout 'soon': accepted: seconds" boot --timeout soon --image "$img"
+expect2 "no step 'wait armed'" boot --image "$img" --step mount --rule-at armed 'on=read at=0 len=1 flip=0'
+expect2 "unknown option" boot --image "$img" --frobnicate
+expect2 "unknown command 'bot'; accepted: boot" bot
+if [ ! -r "$B/kernel/kasan/vmlinux" ]; then
+	expect2 "kernel variant 'kasan' is not built (.*missing); build it with 'make kasan'" \
+		boot --kernel kasan --image "$img"
+fi
+if [ ! -r "$B/lib/nbdkit-flipbed-plugin.so" ]; then
+	expect2 "need the flipbed nbdkit plugin, which is not built" \
+		boot --image "$img" --rule 'on=read at=0 len=1 flip=0'
+fi
+echo "ok: $cases bad inputs refused with exit 2"
