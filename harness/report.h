@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flipbed: the results side of the harness. Everything here reads a run
+ * directory (cases.jsonl, run.json, cases/<dir>/...; see harness/RESULTS.md
+ * for the layout) and writes or prints reports from it, so a report can
+ * always be rebuilt, merged from shards or compared against a baseline
+ * without re-running a case.
+ *
+ * Errors are printed as one line on stderr ("flipbed: FILE:LINE: what is
+ * wrong; what is accepted") and returned as -1; the commands turn them into
+ * exit status 2.
+ */
+#ifndef FLIPBED_REPORT_H
+#define FLIPBED_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "outcome.h"
+
+struct json_t;
+
+/* One line of cases.jsonl, with the fields the reports sort and group by. */
+struct fb_case {
+	const char *name;	/* "case": unique in a run */
+	const char *dir;	/* "dir", relative to the run directory */
+	const char *suite;	/* scenario folder ("inode"), the JUnit testsuite */
+	const char *kernel;	/* "kernel" or params.kernel, else "?" */
+	const char *type;	/* target.type, else "(no target)" */
+	const char *timing;	/* target.timing or params["fault.timing"], else "?" */
+	bool reseal;		/* target.reseal: checksum recomputed after the flip */
+	enum fb_verdict verdict;
+	bool has_outcome;	/* the four fields below come from the record */
+	enum fb_detect detect;
+	enum fb_reaction reaction;
+	enum fb_fsck fsck;
+	enum fb_data data;
+	bool warning;
+	struct json_t *rec;	/* the whole record (owned) */
+	char *text;		/* the line as read, without its newline */
+	const char *file;	/* where it was read: "DIR/cases.jsonl" */
+	unsigned line;
+};
+
+/* A run directory, its cases sorted by name (cases.jsonl is in finishing order). */
+struct fb_run {
+	char *dir;
+	char *cases_path;	/* DIR/cases.jsonl */
+	struct json_t *info;	/* run.json, or NULL when absent */
+	struct fb_case *cases;
+	size_t n;
+};
+
+/*
+ * Reaction classes, the colours of the matrix (least to most severe, the
+ * order a cell uses to pick the case it shows).
+ */
+enum fb_class {
+	FB_CLASS_SKIP,
+	FB_CLASS_INFRA,
+	FB_CLASS_SAFE,		/* remount-ro, mount-refused, recovered */
+	FB_CLASS_SILENT,	/* no reaction, data intact: not noticed */
+	FB_CLASS_WEAK,		/* error-continue, or no reaction and data lost */
+	FB_CLASS_UNSAFE,	/* panic, oops, kasan, hang, or data silently changed */
+	FB_CLASS__COUNT
+};
+
+/*
+ * Load DIR/cases.jsonl (and DIR/run.json when present). DIR may also be the
+ * path of a cases.jsonl file. Returns 0, or -1 after printing the error.
+ */
+int fb_run_load(const char *dir, struct fb_run *run);
+void fb_run_free(struct fb_run *run);
+
+/* The run's exit status: 1 if any case failed, else 3 if any is infra, else 0. */
+int fb_run_status(const struct fb_run *run);
+
+enum fb_class fb_case_class(const struct fb_case *c);
+const char *fb_class_name(enum fb_class k);
+/* The cell text of a case: "csum→ro", "sanity→refused", "none", "PANIC", "infra"... */
+const char *fb_case_short(const struct fb_case *c, char *buf, size_t len);
+/* "detect/reaction/fsck/data", as `flipbed diff` prints it. */
+const char *fb_case_outcome4(const struct fb_case *c, char *buf, size_t len);
+/* Why a case was skipped or is infra, or why it failed ("; "-joined mismatches). */
+const char *fb_case_reason(const struct fb_case *c, char *buf, size_t len);
+/* A string member of the record by dotted path ("target.selector"), or NULL. */
+const char *fb_case_str(const struct fb_case *c, const char *path);
+
+/* Write DIR/summary.md, DIR/index.html, DIR/cases/<dir>/index.html, DIR/junit.xml. */
+int fb_report_write(const struct fb_run *run);
+int fb_report_summary(const struct fb_run *run, FILE *out);
+int fb_report_junit(const struct fb_run *run, FILE *out);
+int fb_report_html(const struct fb_run *run);
+/* KTAP version 1 on OUT, one test per case in name order. */
+int fb_report_ktap(const char *dir, FILE *out);
+int fb_report_ktap_run(const struct fb_run *run, FILE *out);
+/* One case as `flipbed show` prints it: kernel messages first. */
+int fb_report_show(const struct fb_run *run, const struct fb_case *c, FILE *out);
+
+/*
+ * The commands (argv[0] is the command name). Exit status: report and
+ * merge return the run's status (fb_run_status), show 0, diff 0 when no
+ * outcome changed and 1 when one did; 2 for bad input everywhere.
+ */
+int cmd_report(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+#endif
