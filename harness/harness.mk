@@ -30,3 +30,4 @@ _run: $(ALL)
 .PHONY: bench-boot
 bench-boot: $(ALL)
 	@harness/bench-boot.sh
+-include harness/tests/classify.mk

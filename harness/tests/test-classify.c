@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The classifier against golden transcripts (harness/tests/classify/NAME.log:
+ * "# key: value" header lines, a blank line, the raw transcript), then a
+ * few direct cases for the edge rules.
+ *
+ * Header keys: detect, reaction, warning (yes|no) are required; infra
+ * (default: none expected) and detail (a substring the detail must contain)
+ * are optional; other "#" lines are comments.
+ *
+ * Usage: test-classify [GOLDEN_DIR]   (default harness/tests/classify)
+ */
+#include <errno.h>
+#include <glob.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "classify.h"
+
+struct golden {
+	const char *path;
+	char detect[32], reaction[32], warning[8], infra[256], detail[256];
+	const char *body;
+	size_t body_len;
+	char *text;
+};
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 65536 > cap) {
+			cap = 2 * cap + 65536;
+			buf = realloc(buf, cap + 1);
+			assert_non_null(buf);
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+	} while (r);
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Read PATH's header into G; a malformed header fails the test. */
+static void load_golden(const char *path, struct golden *g)
+{
+	size_t len = 0;
+	char *p, *end;
+	int line = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->path = path;
+	g->text = slurp(path, &len);
+	if (!g->text)
+		fail_msg("%s: cannot read: %s", path, strerror(errno));
+	end = g->text + len;
+	for (p = g->text; p < end; ) {
+		char *nl = memchr(p, '\n', end - p), key[32], *colon, *val;
+		size_t n = (nl ? nl : end) - p;
+
+		line++;
+		if (!n) {
+			p = nl ? nl + 1 : end;
+			break;
+		}
+		if (p[0] != '#')
+			fail_msg("%s:%d: header line does not start with '#' (a blank line ends the header)",
+				 path, line);
+		p[n] = '\0';
+		colon = strchr(p, ':');
+		if (colon && colon - p - 2 < (long)sizeof(key) && colon > p + 2 &&
+		    p[1] == ' ') {
+			snprintf(key, sizeof(key), "%.*s", (int)(colon - p - 2), p + 2);
+			val = colon + 1 + (colon[1] == ' ');
+#define FIELD(name) if (!strcmp(key, #name)) snprintf(g->name, sizeof(g->name), "%s", val)
+			FIELD(detect);
+			FIELD(reaction);
+			FIELD(warning);
+			FIELD(infra);
+			FIELD(detail);
+#undef FIELD
+		}
+		p += n + 1;
+	}
+	if (!g->detect[0] || !g->reaction[0] || !g->warning[0])
+		fail_msg("%s: header needs '# detect:', '# reaction:' and '# warning:' lines",
+			 path);
+	if (fb_detect_parse(g->detect) < 0 || fb_reaction_parse(g->reaction) < 0 ||
+	    (strcmp(g->warning, "yes") && strcmp(g->warning, "no")))
+		fail_msg("%s: bad header value (detect '%s', reaction '%s', warning '%s'); accepted: the names of outcome.c, warning yes|no",
+			 path, g->detect, g->reaction, g->warning);
+	g->body = p;
+	g->body_len = end - p;
+}
+
+static int mismatch(const char *path, const char *field, const char *want,
+		    const char *got)
+{
+	if (!strcmp(want, got))
+		return 0;
+	print_message("%s: %s: expected '%s', got '%s'\n", path, field, want, got);
+	return 1;
+}
+
+static void test_golden(void **state)
+{
+	struct golden g;
+	struct fb_outcome o;
+	char *ex = NULL;
+	int bad = 0;
+
+	load_golden(*state, &g);
+	assert_int_equal(fb_classify(g.body, g.body_len, &o), 0);
+	bad += mismatch(g.path, "detect", g.detect, fb_detect_name(o.detect));
+	bad += mismatch(g.path, "reaction", g.reaction, fb_reaction_name(o.reaction));
+	bad += mismatch(g.path, "warning", g.warning, o.warning ? "yes" : "no");
+	bad += mismatch(g.path, "infra", g.infra, o.infra);
+	bad += mismatch(g.path, "fsck", "not-run", fb_fsck_name(o.fsck));
+	bad += mismatch(g.path, "data", "not-checked", fb_data_name(o.data));
+	if (g.detail[0] && !strstr(o.detail, g.detail)) {
+		print_message("%s: detail: expected a line containing '%s', got '%s'\n",
+			      g.path, g.detail, o.detail);
+		bad++;
+	}
+	/* the deciding kernel line is in the excerpt the reports show */
+	assert_int_equal(fb_dmesg_excerpt(g.body, g.body_len, &ex), 0);
+	if (o.detect >= FB_DETECT_CSUM && o.detect <= FB_DETECT_SANITY &&
+	    !strstr(ex, o.detail)) {
+		print_message("%s: excerpt: the detail line '%s' is not in it:\n%s\n",
+			      g.path, o.detail, ex);
+		bad++;
+	}
+	free(ex);
+	free(g.text);
+	assert_int_equal(bad, 0);
+}
+
+/* --- direct cases ------------------------------------------------------ */
+
+static struct fb_outcome classify(const char *t)
+{
+	struct fb_outcome o;
+
+	assert_int_equal(fb_classify(t, strlen(t), &o), 0);
+	return o;
+}
+
+#define READY "A ready\nA step 1 mount -> ok errors=remount-ro\n"
+#define PROBE_OK "A step 9 may write /.flipbed-probe 1 -> ok bytes=1 at=0\n"
+#define PROBE_RO "A step 9 may write /.flipbed-probe 1 -> err EROFS\n"
+#define EXIT "A done 1 0\nH exit clean\n"
+#define IGET "EXT4-fs error (device vda): ext4_lookup:1860: inode #12: comm init: iget: checksum invalid"
+
+static int count(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+/* A message on the console and in kmsg is one line; a real repeat stays. */
+static void test_dedup(void **state)
+{
+	const char *t = READY
+		"C [    1.000000] " IGET "\n"
+		"C [    1.100000] EXT4-fs (vda): Remounting filesystem read-only\n"
+		"A kmsg 7 2 1000000 " IGET "\n"
+		"A kmsg 8 2 1100000 EXT4-fs (vda): Remounting filesystem read-only\n"
+		"C [    1.200000] EXT4-fs (vda): Remounting filesystem read-only\n"
+		"A kmsg 9 2 1200000 EXT4-fs (vda): Remounting filesystem read-only\n"
+		PROBE_RO EXIT;
+	char *ex, *all;
+
+	assert_int_equal(fb_dmesg_excerpt(t, strlen(t), &ex), 0);
+	assert_int_equal(count(ex, "iget: checksum invalid"), 1);
+	assert_int_equal(count(ex, "Remounting filesystem read-only"), 2);
+	assert_non_null(strstr(ex, "[    1.000000] EXT4-fs error"));
+	assert_int_equal(fb_dmesg_text(t, strlen(t), &all), 0);
+	assert_string_equal(ex, all);
+	free(ex);
+	free(all);
+}
+
+/* The excerpt starts at the first line that matters, banner included. */
+static void test_excerpt_start(void **state)
+{
+	const char *t = READY
+		"A kmsg 1 6 500000 EXT4-fs (vda): mounted filesystem with ordered data mode.\n"
+		"A kmsg 2 4 600000 ------------[ cut here ]------------\n"
+		"A kmsg 3 4 600000 WARNING: CPU: 0 PID: 1 at fs/ext4/inode.c:100 f+0x1/0x2\n"
+		PROBE_OK EXIT;
+	char *ex;
+
+	assert_int_equal(fb_dmesg_excerpt(t, strlen(t), &ex), 0);
+	assert_null(strstr(ex, "mounted filesystem"));
+	assert_ptr_equal(strstr(ex, "[    0.600000] ------------[ cut here ]"), ex);
+	free(ex);
+	assert_int_equal(fb_dmesg_excerpt(READY PROBE_OK EXIT,
+					  strlen(READY PROBE_OK EXIT), &ex), 0);
+	assert_string_equal(ex, "");
+	free(ex);
+}
+
+/* Without the probe nothing proves read-only, nor writable. */
+static void test_probe_missing(void **state)
+{
+	struct fb_outcome o = classify(READY
+		"C " IGET "\nC EXT4-fs (vda): Remounting filesystem read-only\n"
+		"A step 2 read /f -> err EBADMSG\nH exit reboot\n");
+
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+	assert_string_equal(o.infra, "");
+}
+
+/* The LAST probe decides; a probe failing otherwise proves nothing. */
+static void test_probe_last(void **state)
+{
+	struct fb_outcome o = classify(READY "C " IGET "\n" PROBE_RO
+		"A step 10 mount -> ok\n" PROBE_OK EXIT);
+
+	assert_int_equal(o.reaction, FB_REACT_ERROR_CONTINUE);
+	o = classify(READY "C " IGET "\n"
+		     "A step 9 may write /.flipbed-probe 1 -> err EIO\n" EXIT);
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+}
+
+/* Messages 6.1 shares between checks, decided from their text. */
+static void test_ambiguous(void **state)
+{
+	static const struct { const char *line; enum fb_detect want; } c[] = {
+		{ "EXT4-fs error (device vda): ext4_find_extent:936: inode #13: comm init: pblk 2065 bad header/extent: extent tree corrupted - magic f30a, entries 50, max 340(340), depth 0(0)", FB_DETECT_CSUM },
+		{ "EXT4-fs error (device vda): ext4_find_extent:936: inode #13: comm init: pblk 2065 bad header/extent: invalid eh_entries - magic f30a, entries 341, max 340(340), depth 0(0)", FB_DETECT_SANITY },
+		{ "EXT4-fs error (device vda): ext4_xattr_block_get:545: inode #12: comm init: corrupted xattr block 1234", FB_DETECT_SANITY },
+		{ "EXT4-fs warning (device vda): read_mmp_block:114: Error -74 while reading MMP block 1234", FB_DETECT_CSUM },
+		{ "EXT4-fs warning (device vda): read_mmp_block:114: Error -117 while reading MMP block 1234", FB_DETECT_SANITY },
+		{ "EXT4-fs warning (device vda): read_mmp_block:114: Error -5 while reading MMP block 1234", FB_DETECT_IO },
+		{ "EXT4-fs error (device vda): ext4_read_block_bitmap_nowait:522: comm init: Failed to init block bitmap for group 1: -74", FB_DETECT_CSUM },
+		{ "EXT4-fs error (device vda): ext4_read_block_bitmap_nowait:522: comm init: Failed to init block bitmap for group 1: -117", FB_DETECT_SANITY },
+		{ "EXT4-fs error (device vda): __ext4_get_inode_loc_noinmem:4496: inode #12: block 34: comm init: unable to read itable block", FB_DETECT_IO },
+		{ "EXT4-fs (vda): VFS: Found ext4 filesystem with invalid superblock checksum.  Run e2fsck?", FB_DETECT_CSUM },
+		{ "EXT4-fs (vda): VFS: Can't find ext4 filesystem", FB_DETECT_SANITY },
+		{ "JBD2: journal transaction 5 on vda-8 is corrupt.", FB_DETECT_CSUM },
+		{ "JBD2: Invalid checksum recovering data block 1234 in log", FB_DETECT_CSUM },
+		{ "JBD2: recovery failed", FB_DETECT_SANITY },
+		{ "EXT4-fs warning (device vda): dx_probe:832: inode #14: comm init: Unrecognised inode hash code 9", FB_DETECT_SANITY },
+		{ "EXT4-fs (vda): mounted filesystem with ordered data mode. Quota mode: none.", FB_DETECT_NONE },
+		{ "EXT4-fs (vda): Remounting filesystem read-only", FB_DETECT_NONE },
+		{ "EXT4-fs (vda): warning: mounting fs with errors, running e2fsck is recommended", FB_DETECT_NONE },
+		{ "EXT4-fs error (device vda): ext4_journal_check_start:83: comm init: Detected aborted journal", FB_DETECT_NONE },
+	};
+	char t[1024];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fb_outcome o;
+
+		snprintf(t, sizeof(t), READY "C [    2.000000] %s\n" PROBE_OK EXIT,
+			 c[i].line);
+		o = classify(t);
+		if (o.detect != c[i].want)
+			fail_msg("'%s': expected detect %s, got %s", c[i].line,
+				 fb_detect_name(c[i].want), fb_detect_name(o.detect));
+		if (c[i].want != FB_DETECT_NONE)
+			assert_string_equal(o.detail, c[i].line);
+	}
+}
+
+/* Checksum beats sanity whatever the order; the structured line is the detail. */
+static void test_csum_first(void **state)
+{
+	const char *csumerr = "EXT4-fs csum-error (device vda): type=inode ino=12 block=34 group=0";
+	char t[2048];
+	struct fb_outcome o;
+
+	snprintf(t, sizeof(t), READY
+		 "C EXT4-fs error (device vda): ext4_iget:1: inode #13: comm init: bad extra_isize 999\n"
+		 "C " IGET "\nA kmsg 1 2 5 %s\n" PROBE_RO EXIT, csumerr);
+	o = classify(t);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_string_equal(o.detail, csumerr);
+	assert_int_equal(o.reaction, FB_REACT_REMOUNT_RO);
+}
+
+/* csum_retry: recovered only when nothing went through ext4_error. */
+static void test_recovered(void **state)
+{
+	const char *rec = "C EXT4-fs csum-error (device vda): type=extent ino=13 block=2065 group=- recovered\n";
+	char t[2048];
+	struct fb_outcome o;
+
+	snprintf(t, sizeof(t), READY "%s" PROBE_OK EXIT, rec);
+	o = classify(t);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_int_equal(o.reaction, FB_REACT_RECOVERED);
+	snprintf(t, sizeof(t), READY "%sC " IGET "\n" PROBE_OK EXIT, rec);
+	assert_int_equal(classify(t).reaction, FB_REACT_ERROR_CONTINUE);
+	snprintf(t, sizeof(t), READY "%s" PROBE_RO EXIT, rec);
+	assert_int_equal(classify(t).reaction, FB_REACT_REMOUNT_RO);
+}
+
+/* The most severe reaction wins; BUG:/WARNING:/UBSAN: set warning. */
+static void test_severity(void **state)
+{
+	struct fb_outcome o;
+
+	o = classify(READY "C BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
+		     "C Oops: 0000 [#1] PREEMPT\n"
+		     "C Kernel panic - not syncing: Fatal exception\nH exit reboot\n");
+	assert_int_equal(o.reaction, FB_REACT_OOPS);
+	assert_true(o.warning);
+	o = classify(READY "C invalid opcode: 0000 [#1] PREEMPT\nH exit reboot\n");
+	assert_int_equal(o.reaction, FB_REACT_OOPS);
+	assert_false(o.warning);
+	o = classify(READY "C BUG: KASAN: use-after-free in ext4_foo+0x1/0x2\n"
+		     "C INFO: task init:1 blocked for more than 20 seconds.\n" PROBE_OK EXIT);
+	assert_int_equal(o.reaction, FB_REACT_KASAN);
+	o = classify(READY "C watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [init:1]\nH exit timeout\n");
+	assert_int_equal(o.reaction, FB_REACT_HANG);
+	assert_true(o.warning);
+	o = classify(READY "A kmsg 3 3 9 UBSAN: shift-out-of-bounds in fs/ext4/super.c:1:2\n" PROBE_OK EXIT);
+	assert_true(o.warning);
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+	o = classify("A ready\nA step 1 mount -> err EUCLEAN\n" PROBE_RO EXIT);
+	assert_int_equal(o.reaction, FB_REACT_MOUNT_REFUSED);
+	assert_int_equal(o.detect, FB_DETECT_MOUNT);
+	assert_string_equal(o.detail, "step 1 mount -> err EUCLEAN");
+}
+
+static void test_io_step(void **state)
+{
+	struct fb_outcome o = classify(READY "A step 2 read /f -> err EIO after 0 bytes\n" PROBE_OK EXIT);
+
+	assert_int_equal(o.detect, FB_DETECT_IO);
+	assert_string_equal(o.detail, "step 2 read /f -> err EIO after 0 bytes");
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+}
+
+static void test_infra(void **state)
+{
+	struct fb_outcome o;
+
+	o = classify(READY "H exit nbdkit-error nbdkit exited with status 1\n");
+	assert_string_equal(o.infra, "nbdkit-error nbdkit exited with status 1");
+	o = classify("");
+	assert_string_not_equal(o.infra, "");
+	assert_int_equal(o.detect, FB_DETECT_NONE);
+	assert_int_equal(o.fsck, FB_FSCK_NOT_RUN);
+	assert_int_equal(o.data, FB_DATA_NOT_CHECKED);
+	o = classify("C Kernel panic - not syncing: VFS: Unable to mount root fs\nH exit reboot\n");
+	assert_string_equal(o.infra, "");
+	assert_int_equal(o.reaction, FB_REACT_PANIC);
+}
+
+/* kmsg's \xNN escapes and CRLF console lines are normalised. */
+static void test_normalise(void **state)
+{
+	const char *t = READY
+		"C [    3.000000] EXT4-fs error (device vda): f:1: comm a\\b: bad\r\n"
+		"A kmsg 4 2 3000000 EXT4-fs error (device vda): f:1: comm a\\x5cb: bad\n"
+		PROBE_RO EXIT;
+	struct fb_outcome o = classify(t);
+	char *ex;
+
+	assert_string_equal(o.detail, "EXT4-fs error (device vda): f:1: comm a\\b: bad");
+	assert_int_equal(fb_dmesg_text(t, strlen(t), &ex), 0);
+	assert_string_equal(ex, "[    3.000000] EXT4-fs error (device vda): f:1: comm a\\b: bad\n");
+	free(ex);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct CMUnitTest direct[] = {
+		cmocka_unit_test(test_dedup),
+		cmocka_unit_test(test_excerpt_start),
+		cmocka_unit_test(test_probe_missing),
+		cmocka_unit_test(test_probe_last),
+		cmocka_unit_test(test_ambiguous),
+		cmocka_unit_test(test_csum_first),
+		cmocka_unit_test(test_recovered),
+		cmocka_unit_test(test_severity),
+		cmocka_unit_test(test_io_step),
+		cmocka_unit_test(test_infra),
+		cmocka_unit_test(test_normalise),
+	};
+	const char *dir = argc > 1 ? argv[1] : "harness/tests/classify";
+	struct CMUnitTest *golden;
+	char pattern[4096];
+	glob_t g;
+	int failed;
+
+	snprintf(pattern, sizeof(pattern), "%s/*.log", dir);
+	if (glob(pattern, 0, NULL, &g) || !g.gl_pathc) {
+		fprintf(stderr, "test-classify: no golden files %s\n", pattern);
+		return 1;
+	}
+	golden = calloc(g.gl_pathc, sizeof(*golden));
+	if (!golden)
+		return 1;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/');
+
+		golden[i].name = base ? base + 1 : g.gl_pathv[i];
+		golden[i].test_func = test_golden;
+		golden[i].initial_state = g.gl_pathv[i];
+	}
+	failed = _cmocka_run_group_tests("golden", golden, g.gl_pathc, NULL, NULL);
+	failed += cmocka_run_group_tests_name("edge rules", direct, NULL, NULL);
+	free(golden);
+	globfree(&g);
+	return failed ? 1 : 0;
+}
