@@ -878,7 +878,7 @@ int fb_dmesg_text(const char *transcript, size_t len, char **ret_text)
 	return r;
 }
 
-int fb_dmesg_excerpt(const char *transcript, size_t len, char **ret_text)
+int fb_transcript_excerpt(const char *transcript, size_t len, char **ret_text)
 {
 	struct dmesg d = { 0 };
 	size_t from = 0, count = 0, more = 0;

@@ -27,17 +27,19 @@ int fb_classify(const char *transcript, size_t len, struct fb_outcome *ret);
  * The kernel messages of TRANSCRIPT as dmesg prints them ("[  1.234567]
  * text"), one copy of each message whether it came on the console, through
  * the agent's kmsg lines, or both. fb_dmesg_text() returns them all (for
- * dmesg.txt); fb_dmesg_excerpt() starts at the first message that matters
- * (an ext4/jbd2 detection, an I/O error, BUG/WARNING/UBSAN/Oops/KASAN/panic,
- * a hung task), or the "cut here"/"=====" banner just before it, and stops
- * after FB_EXCERPT_MAX_LINES lines with a "[... N more lines]" line. With
- * nothing that matters the excerpt is "".
+ * dmesg.txt); fb_transcript_excerpt() starts at the first message that
+ * matters (an ext4/jbd2 detection or error, an I/O error,
+ * BUG/WARNING/UBSAN/Oops/KASAN/panic, a hung task), or at the "cut
+ * here"/"=====" banner just before it, and stops after FB_EXCERPT_MAX_LINES
+ * lines with a "[... N more lines]" line. With nothing that matters the
+ * excerpt is "". (Not named fb_dmesg_excerpt: report_int.h has that name
+ * for the excerpt of a dmesg.txt.)
  *
  * *ret_text is a NUL-terminated string the caller frees. Returns 0, or
  * -ENOMEM.
  */
 #define FB_EXCERPT_MAX_LINES 200
 int fb_dmesg_text(const char *transcript, size_t len, char **ret_text);
-int fb_dmesg_excerpt(const char *transcript, size_t len, char **ret_text);
+int fb_transcript_excerpt(const char *transcript, size_t len, char **ret_text);
 
 #endif

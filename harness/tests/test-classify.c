@@ -136,7 +136,7 @@ static void test_golden(void **state)
 		bad++;
 	}
 	/* the deciding kernel line is in the excerpt the reports show */
-	assert_int_equal(fb_dmesg_excerpt(g.body, g.body_len, &ex), 0);
+	assert_int_equal(fb_transcript_excerpt(g.body, g.body_len, &ex), 0);
 	if (o.detect >= FB_DETECT_CSUM && o.detect <= FB_DETECT_SANITY &&
 	    !strstr(ex, o.detail)) {
 		print_message("%s: excerpt: the detail line '%s' is not in it:\n%s\n",
@@ -186,7 +186,7 @@ static void test_dedup(void **state)
 		PROBE_RO EXIT;
 	char *ex, *all;
 
-	assert_int_equal(fb_dmesg_excerpt(t, strlen(t), &ex), 0);
+	assert_int_equal(fb_transcript_excerpt(t, strlen(t), &ex), 0);
 	assert_int_equal(count(ex, "iget: checksum invalid"), 1);
 	assert_int_equal(count(ex, "Remounting filesystem read-only"), 2);
 	assert_non_null(strstr(ex, "[    1.000000] EXT4-fs error"));
@@ -206,11 +206,11 @@ static void test_excerpt_start(void **state)
 		PROBE_OK EXIT;
 	char *ex;
 
-	assert_int_equal(fb_dmesg_excerpt(t, strlen(t), &ex), 0);
+	assert_int_equal(fb_transcript_excerpt(t, strlen(t), &ex), 0);
 	assert_null(strstr(ex, "mounted filesystem"));
 	assert_ptr_equal(strstr(ex, "[    0.600000] ------------[ cut here ]"), ex);
 	free(ex);
-	assert_int_equal(fb_dmesg_excerpt(READY PROBE_OK EXIT,
+	assert_int_equal(fb_transcript_excerpt(READY PROBE_OK EXIT,
 					  strlen(READY PROBE_OK EXIT), &ex), 0);
 	assert_string_equal(ex, "");
 	free(ex);
