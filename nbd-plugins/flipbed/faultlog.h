@@ -1,0 +1,31 @@
+/* flipbed: the fault log, one JSON object per line per applied fault.
+ *
+ * {"seq":1,"ns":123,"rule":"r1","op":"read","action":"flip",
+ *  "offset":1024,"len":1,"changed":1,
+ *  "changes":[{"offset":1024,"old":0,"new":1}]}
+ * misdirect adds "to" (where the bytes went). Each record is appended
+ * with a single write(2) to a file opened O_APPEND.
+ */
+#ifndef FLIPBED_FAULTLOG_H
+#define FLIPBED_FAULTLOG_H
+
+#include <stdint.h>
+
+#include "mutate.h"
+#include "rule.h"
+
+struct fb_fault {
+	const struct fb_rule *rule;
+	const char *op;			/* rest, read, write, zero, trim */
+	uint64_t offset, len;		/* the part of the request it hit */
+	const struct fb_changes *changes; /* data actions, else NULL */
+};
+
+/* Returns -1 with errno set. */
+int fb_faultlog_open(const char *path);
+void fb_faultlog_close(void);
+
+/* Count the fault and append it to the log (if one is open). */
+void fb_faultlog_write(const struct fb_fault *f);
+
+#endif

@@ -1,0 +1,270 @@
+/* nbdkit-flipbed-plugin: serve a raw image like the file plugin and
+ * corrupt it on demand, following fault rules armed at start (rules=) or
+ * through a control socket (control=). See nbdkit-flipbed-plugin.pod.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include "control.h"
+#include "faultlog.h"
+#include "image.h"
+#include "inject.h"
+#include "rule.h"
+#include "ruleset.h"
+#include "stats.h"
+
+#define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
+
+static char *image_path, *control_path, *faultlog_path, *rules_path;
+static bool extents_on;
+
+static void flipbed_unload(void)
+{
+	fb_control_close();
+	fb_rules_clear();
+	fb_image_close();
+	fb_faultlog_close();
+	free(image_path);
+	free(control_path);
+	free(faultlog_path);
+	free(rules_path);
+}
+
+static int set_path(char **dst, const char *key, const char *value)
+{
+	free(*dst);
+	*dst = nbdkit_absolute_path(value);
+	return *dst ? 0 : -1;
+}
+
+static int flipbed_config(const char *key, const char *value)
+{
+	int r;
+
+	if (strcmp(key, "file") == 0)
+		return set_path(&image_path, key, value);
+	if (strcmp(key, "control") == 0)
+		return set_path(&control_path, key, value);
+	if (strcmp(key, "faultlog") == 0)
+		return set_path(&faultlog_path, key, value);
+	if (strcmp(key, "rules") == 0)
+		return set_path(&rules_path, key, value);
+	if (strcmp(key, "extents") == 0) {
+		r = nbdkit_parse_bool(value);
+		if (r < 0)
+			return -1;
+		extents_on = r;
+		return 0;
+	}
+	nbdkit_error("unknown parameter '%s' (expected file, control, "
+		     "faultlog, rules or extents)", key);
+	return -1;
+}
+
+#define flipbed_config_help \
+	"file=IMAGE            (required) The raw image to serve.\n" \
+	"control=SOCKET        Unix socket for add/del/clear/list/stats.\n" \
+	"faultlog=FILE         Append one JSON line per applied fault.\n" \
+	"rules=FILE            Rules to arm at start, one per line.\n" \
+	"extents=on|off        Report holes (SEEK_DATA/SEEK_HOLE); default off."
+
+/* Arm every rule of rules=FILE; an error names the file and line. */
+static int load_rules(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *line = NULL, err[512];
+	size_t cap = 0, lineno = 0;
+	struct fb_rule r;
+	int ret = 0;
+
+	if (!fp) {
+		nbdkit_error("rules=%s: %m", path);
+		return -1;
+	}
+	while (ret == 0 && getline(&line, &cap, fp) >= 0) {
+		const char *p = line + strspn(line, " \t");
+
+		lineno++;
+		if (*p == '#' || *p == '\n' || *p == '\0')
+			continue;
+		if (fb_rule_parse(p, &r, err, sizeof err) < 0 ||
+		    fb_control_arm(&r, err, sizeof err) < 0) {
+			nbdkit_error("rules=%s:%zu: %s", path, lineno, err);
+			ret = -1;
+		}
+	}
+	free(line);
+	fclose(fp);
+	return ret;
+}
+
+static int flipbed_config_complete(void)
+{
+	if (!image_path) {
+		nbdkit_error("file=IMAGE is required");
+		return -1;
+	}
+	if (fb_image_open(image_path) < 0) {
+		nbdkit_error("file=%s: %m", image_path);
+		return -1;
+	}
+	if (faultlog_path && fb_faultlog_open(faultlog_path) < 0) {
+		nbdkit_error("faultlog=%s: %m", faultlog_path);
+		return -1;
+	}
+	if (rules_path && load_rules(rules_path) < 0)
+		return -1;
+	if (control_path && fb_control_bind(control_path) < 0)
+		return -1;
+	return 0;
+}
+
+static int flipbed_after_fork(void)
+{
+	return fb_control_start();
+}
+
+static void *flipbed_open(int readonly)
+{
+	return NBDKIT_HANDLE_NOT_NEEDED;
+}
+
+static int64_t flipbed_get_size(void *handle)
+{
+	return fb_image_size();
+}
+
+static int flipbed_can_write(void *handle)
+{
+	return fb_image_writable();
+}
+
+static int flipbed_can_flush(void *handle)
+{
+	return 1;
+}
+
+static int flipbed_can_fua(void *handle)
+{
+	return NBDKIT_FUA_NATIVE;
+}
+
+/* One descriptor for all connections, flushed as a whole. */
+static int flipbed_can_multi_conn(void *handle)
+{
+	return 1;
+}
+
+static int flipbed_can_zero(void *handle)
+{
+	return 1;
+}
+
+static int flipbed_can_trim(void *handle)
+{
+	return 1;
+}
+
+static int flipbed_can_extents(void *handle)
+{
+	return extents_on;
+}
+
+static int flipbed_pread(void *handle, void *buf, uint32_t count,
+			 uint64_t offset, uint32_t flags)
+{
+	fb_stats_read();
+	if (fb_image_pread(buf, count, offset) < 0)
+		return -1;
+	if (fb_rules_armed())
+		return fb_inject_read(buf, count, offset);
+	return 0;
+}
+
+/* Stores a write, zero or trim through the rules, then honours FUA. */
+static int store(enum fb_op op, const void *buf, uint32_t count,
+		 uint64_t offset, uint32_t flags)
+{
+	bool may_trim = flags & NBDKIT_FLAG_MAY_TRIM;
+	int r;
+
+	fb_stats_write();
+	if (fb_rules_armed())
+		r = fb_inject_write(op, buf, count, offset, may_trim);
+	else if (op == FB_OP_WRITE)
+		r = fb_image_pwrite(buf, count, offset);
+	else if (op == FB_OP_ZERO)
+		r = fb_image_zero(count, offset, may_trim);
+	else
+		r = fb_image_trim(count, offset);
+	if (r == 0 && (flags & NBDKIT_FLAG_FUA))
+		r = fb_image_flush();
+	return r;
+}
+
+static int flipbed_pwrite(void *handle, const void *buf, uint32_t count,
+			  uint64_t offset, uint32_t flags)
+{
+	return store(FB_OP_WRITE, buf, count, offset, flags);
+}
+
+static int flipbed_zero(void *handle, uint32_t count, uint64_t offset,
+			uint32_t flags)
+{
+	return store(FB_OP_ZERO, NULL, count, offset, flags);
+}
+
+static int flipbed_trim(void *handle, uint32_t count, uint64_t offset,
+			uint32_t flags)
+{
+	return store(FB_OP_TRIM, NULL, count, offset, flags);
+}
+
+static int flipbed_flush(void *handle, uint32_t flags)
+{
+	return fb_image_flush();
+}
+
+static int flipbed_extents(void *handle, uint32_t count, uint64_t offset,
+			   uint32_t flags, struct nbdkit_extents *extents)
+{
+	return fb_image_extents(count, offset, flags & NBDKIT_FLAG_REQ_ONE,
+				extents);
+}
+
+static struct nbdkit_plugin plugin = {
+	.name              = "flipbed",
+	.longname          = "nbdkit flipbed fault-injection plugin",
+	.version           = "1.0",
+	.description       = "Serve a raw image and corrupt it on demand",
+	.unload            = flipbed_unload,
+	.config            = flipbed_config,
+	.config_complete   = flipbed_config_complete,
+	.config_help       = flipbed_config_help,
+	.magic_config_key  = "file",
+	.after_fork        = flipbed_after_fork,
+	.open              = flipbed_open,
+	.get_size          = flipbed_get_size,
+	.can_write         = flipbed_can_write,
+	.can_flush         = flipbed_can_flush,
+	.can_fua           = flipbed_can_fua,
+	.can_multi_conn    = flipbed_can_multi_conn,
+	.can_zero          = flipbed_can_zero,
+	.can_trim          = flipbed_can_trim,
+	.can_extents       = flipbed_can_extents,
+	.pread             = flipbed_pread,
+	.pwrite            = flipbed_pwrite,
+	.zero              = flipbed_zero,
+	.trim              = flipbed_trim,
+	.flush             = flipbed_flush,
+	.extents           = flipbed_extents,
+	.errno_is_preserved = 1,
+};
+
+NBDKIT_REGISTER_PLUGIN(plugin)

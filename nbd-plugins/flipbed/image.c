@@ -1,0 +1,185 @@
+/* flipbed: the backing image file (see image.h). One descriptor serves
+ * every connection: pread and pwrite take explicit offsets, and flush is
+ * fdatasync of the whole file, which is what makes multi-conn safe.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/falloc.h>
+
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include "image.h"
+
+#define ZERO_CHUNK (1024 * 1024)
+
+static int fd = -1;
+static bool writable;
+static uint64_t size;
+
+int fb_image_open(const char *path)
+{
+	struct stat st;
+
+	writable = true;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+		writable = false;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (S_ISREG(st.st_mode)) {
+		size = st.st_size;
+	} else {
+		off_t end = lseek(fd, 0, SEEK_END);
+
+		if (end < 0)
+			return -1;
+		size = end;
+	}
+	return 0;
+}
+
+void fb_image_close(void)
+{
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+}
+
+uint64_t fb_image_size(void)
+{
+	return size;
+}
+
+bool fb_image_writable(void)
+{
+	return writable;
+}
+
+int fb_image_pread(void *buf, uint64_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len > 0) {
+		ssize_t r = pread(fd, p, len, off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			errno = EIO;	/* the file shrank under us */
+			return -1;
+		}
+		p += r;
+		len -= r;
+		off += r;
+	}
+	return 0;
+}
+
+int fb_image_pwrite(const void *buf, uint64_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t r = pwrite(fd, p, len, off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		p += r;
+		len -= r;
+		off += r;
+	}
+	return 0;
+}
+
+int fb_image_flush(void)
+{
+	return fdatasync(fd);
+}
+
+static bool unsupported(int e)
+{
+	return e == EOPNOTSUPP || e == ENOSYS || e == ENODEV;
+}
+
+/* Writes every chunk at its own offset (nbdkit 1.32's own fallback for a
+ * failed zero writes them all at the same offset).
+ */
+static int write_zeros(uint64_t len, uint64_t off)
+{
+	static const char zeros[ZERO_CHUNK];
+
+	while (len > 0) {
+		uint64_t n = len < ZERO_CHUNK ? len : ZERO_CHUNK;
+
+		if (fb_image_pwrite(zeros, n, off) < 0)
+			return -1;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+int fb_image_zero(uint64_t len, uint64_t off, bool may_trim)
+{
+	if (may_trim &&
+	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) == 0)
+		return 0;
+	if (fallocate(fd, FALLOC_FL_ZERO_RANGE, off, len) == 0)
+		return 0;
+	if (!unsupported(errno))
+		return -1;
+	return write_zeros(len, off);
+}
+
+int fb_image_trim(uint64_t len, uint64_t off)
+{
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) == 0)
+		return 0;
+	return unsupported(errno) ? 0 : -1;
+}
+
+int fb_image_extents(uint64_t len, uint64_t off, bool req_one,
+		     struct nbdkit_extents *extents)
+{
+	uint64_t end = off + len;
+
+	while (off < end) {
+		off_t data = lseek(fd, off, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			data = end;	/* only a hole up to the end of file */
+		else if (data < 0)
+			return -1;
+		if ((uint64_t)data > off) {
+			if (nbdkit_add_extent(extents, off, data - off,
+					      NBDKIT_EXTENT_HOLE |
+					      NBDKIT_EXTENT_ZERO) < 0)
+				return -1;
+			off = data;
+			if (req_one || off >= end)
+				break;
+		}
+		hole = lseek(fd, off, SEEK_HOLE);
+		if (hole < 0)
+			return -1;
+		if (nbdkit_add_extent(extents, off, hole - off, 0) < 0)
+			return -1;
+		off = hole;
+		if (req_one)
+			break;
+	}
+	return 0;
+}

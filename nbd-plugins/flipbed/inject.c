@@ -1,0 +1,296 @@
+/* flipbed: the fault engine (see inject.h).
+ *
+ * A write with rules firing is cut at every rule boundary into segments;
+ * each segment is stored according to the rules covering it: not at all
+ * (drop), at +delta instead of in place (misdirect), with its bytes
+ * changed (flip, flip-random, zero, ones, random), or as it came.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include "faultlog.h"
+#include "image.h"
+#include "inject.h"
+#include "mutate.h"
+
+#define CHUNK (1024 * 1024)	/* bytes changed per buffer */
+
+static const char *const op_names[] = {
+	[FB_OP_READ] = "read", [FB_OP_WRITE] = "write",
+	[FB_OP_ZERO] = "zero", [FB_OP_TRIM] = "trim",
+};
+
+static void log_fault(const struct fb_rule *r, const char *op, uint64_t off,
+		      uint64_t len, const struct fb_changes *ch)
+{
+	struct fb_fault f = { r, op, 0, 0, ch };
+	uint64_t s, e;
+
+	if (fb_overlap(r, off, len, &s, &e)) {
+		f.offset = s;
+		f.len = e - s;
+	}
+	fb_faultlog_write(&f);
+}
+
+/* If an eio rule fired, log every eio rule that did and return true. */
+static bool fired_eio(const struct fb_fired *f, enum fb_op op, uint64_t off,
+		      uint64_t len)
+{
+	bool eio = false;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		if (f->v[i]->rule.action == FB_EIO) {
+			log_fault(&f->v[i]->rule, op_names[op], off, len, NULL);
+			eio = true;
+		}
+	}
+	return eio;
+}
+
+int fb_inject_read(void *buf, uint64_t len, uint64_t off)
+{
+	struct fb_changes *ch = NULL;
+	struct fb_fired f;
+	unsigned epoch;
+	struct fb_snapshot *snap = fb_rules_enter(&epoch);
+	int ret = 0;
+	size_t i;
+
+	if (!snap || fb_rules_fire(snap, FB_OP_READ, off, len, &f) == 0)
+		goto out;
+	if (fired_eio(&f, FB_OP_READ, off, len)) {
+		errno = EIO;
+		ret = -1;
+		goto done;
+	}
+	ch = malloc(sizeof *ch);
+	if (!ch) {
+		ret = -1;
+		goto done;
+	}
+	for (i = 0; i < f.n; i++) {
+		const struct fb_rule *r = &f.v[i]->rule;
+
+		ch->n = ch->changed = 0;
+		fb_mutate(r, off, buf, len, ch);
+		log_fault(r, "read", off, len, ch);
+	}
+done:
+	free(ch);
+	fb_fired_free(&f);
+out:
+	fb_rules_leave(epoch);
+	return ret;
+}
+
+/* One write request on its way through the rules. */
+struct wreq {
+	enum fb_op op;
+	const uint8_t *buf;		/* NULL for zero and trim */
+	uint64_t off, len;
+	bool may_trim;
+	struct fb_fired f;
+	struct fb_changes **ch;		/* ch[i]: changes made by f.v[i] */
+};
+
+static bool covers(const struct fb_rule *r, uint64_t s, uint64_t e)
+{
+	return r->at <= s && e <= r->at + r->len;
+}
+
+/* Store [s, e) as it came (or as zeros / a trim) at s + delta. */
+static int store_plain(const struct wreq *w, uint64_t s, uint64_t e,
+		       uint64_t delta)
+{
+	switch (w->op) {
+	case FB_OP_WRITE:
+		return fb_image_pwrite(w->buf + (s - w->off), e - s, s + delta);
+	case FB_OP_ZERO:
+		return fb_image_zero(e - s, s + delta, w->may_trim);
+	default:
+		return fb_image_trim(e - s, s + delta);
+	}
+}
+
+/* Store [s, e) changed by the data rules covering it, at each target. */
+static int store_changed(const struct wreq *w, uint64_t s, uint64_t e,
+			 const uint64_t *deltas, size_t ndeltas)
+{
+	uint8_t *scratch = malloc(e - s < CHUNK ? e - s : CHUNK);
+	uint64_t c;
+	size_t i;
+
+	if (!scratch)
+		return -1;
+	for (c = s; c < e; c += CHUNK) {
+		uint64_t n = e - c < CHUNK ? e - c : CHUNK;
+
+		if (w->buf)
+			memcpy(scratch, w->buf + (c - w->off), n);
+		else
+			memset(scratch, 0, n);
+		for (i = 0; i < w->f.n; i++)
+			fb_mutate(&w->f.v[i]->rule, c, scratch, n, w->ch[i]);
+		for (i = 0; i < ndeltas; i++) {
+			if (fb_image_pwrite(scratch, n, c + deltas[i]) < 0) {
+				free(scratch);
+				return -1;
+			}
+		}
+	}
+	free(scratch);
+	return 0;
+}
+
+static int store_segment(const struct wreq *w, uint64_t s, uint64_t e,
+			 uint64_t *deltas)
+{
+	bool changed = false;
+	size_t i, nd = 0;
+
+	for (i = 0; i < w->f.n; i++) {
+		const struct fb_rule *r = &w->f.v[i]->rule;
+
+		if (!covers(r, s, e))
+			continue;
+		if (r->action == FB_DROP)
+			return 0;
+		if (r->action == FB_MISDIRECT)
+			deltas[nd++] = (uint64_t)r->delta;
+		changed |= fb_action_changes_data(r->action);
+	}
+	if (nd == 0)
+		deltas[nd++] = 0;
+	if (changed)
+		return store_changed(w, s, e, deltas, nd);
+	for (i = 0; i < nd; i++) {
+		if (store_plain(w, s, e, deltas[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Cut the request at every rule boundary and store each piece. */
+static int store_request(const struct wreq *w)
+{
+	size_t nb = 0, i;
+	uint64_t *b = malloc((2 * w->f.n + 2) * sizeof *b);
+	uint64_t *deltas = malloc((w->f.n + 1) * sizeof *deltas);
+	int ret = 0;
+
+	if (!b || !deltas) {
+		ret = -1;
+		goto out;
+	}
+	b[nb++] = w->off;
+	b[nb++] = w->off + w->len;
+	for (i = 0; i < w->f.n; i++) {
+		uint64_t s, e;
+
+		fb_overlap(&w->f.v[i]->rule, w->off, w->len, &s, &e);
+		b[nb++] = s;
+		b[nb++] = e;
+	}
+	qsort(b, nb, sizeof *b, cmp_u64);
+	for (i = 0; i + 1 < nb && ret == 0; i++) {
+		if (b[i] != b[i + 1])
+			ret = store_segment(w, b[i], b[i + 1], deltas);
+	}
+out:
+	free(b);
+	free(deltas);
+	return ret;
+}
+
+static int write_fired(struct wreq *w)
+{
+	size_t i;
+	int ret = -1;
+
+	w->ch = calloc(w->f.n, sizeof *w->ch);
+	if (!w->ch)
+		return -1;
+	for (i = 0; i < w->f.n; i++) {
+		if (fb_action_changes_data(w->f.v[i]->rule.action)) {
+			w->ch[i] = calloc(1, sizeof *w->ch[i]);
+			if (!w->ch[i])
+				goto out;
+		}
+	}
+	ret = store_request(w);
+	if (ret == 0) {
+		for (i = 0; i < w->f.n; i++)
+			log_fault(&w->f.v[i]->rule, op_names[w->op], w->off,
+				  w->len, w->ch[i]);
+	}
+out:
+	for (i = 0; i < w->f.n; i++)
+		free(w->ch[i]);
+	free(w->ch);
+	return ret;
+}
+
+int fb_inject_write(enum fb_op op, const void *buf, uint64_t len,
+		    uint64_t off, bool may_trim)
+{
+	struct wreq w = { .op = op, .buf = buf, .off = off, .len = len,
+			  .may_trim = may_trim };
+	unsigned epoch;
+	struct fb_snapshot *snap = fb_rules_enter(&epoch);
+	int ret;
+
+	if (!snap || fb_rules_fire(snap, op, off, len, &w.f) == 0) {
+		fb_rules_leave(epoch);
+		return store_plain(&w, off, off + len, 0);
+	}
+	if (fired_eio(&w.f, op, off, len)) {
+		errno = EIO;
+		ret = -1;
+	} else {
+		ret = write_fired(&w);
+	}
+	fb_fired_free(&w.f);
+	fb_rules_leave(epoch);
+	return ret;
+}
+
+int fb_inject_rest(const struct fb_rule *r)
+{
+	uint64_t len = r->len < CHUNK ? r->len : CHUNK, c;
+	struct fb_changes *ch = calloc(1, sizeof *ch);
+	uint8_t *buf = malloc(len);
+	int ret = -1;
+
+	if (!ch || !buf)
+		goto out;
+	for (c = r->at; c < r->at + r->len; c += CHUNK) {
+		uint64_t n = r->at + r->len - c < CHUNK ? r->at + r->len - c : CHUNK;
+
+		if (fb_image_pread(buf, n, c) < 0)
+			goto out;
+		fb_mutate(r, c, buf, n, ch);
+		if (fb_image_pwrite(buf, n, c) < 0)
+			goto out;
+	}
+	if (fb_image_flush() < 0)
+		goto out;
+	log_fault(r, "rest", r->at, r->len, ch);
+	ret = 0;
+out:
+	free(buf);
+	free(ch);
+	return ret;
+}

@@ -1,0 +1,99 @@
+# nbd-plugins/flipbed: the nbdkit fault-injection plugin, its man page,
+# its tests (plain and ASan+UBSan builds), its fuzzer and its benchmark.
+#
+#   make                 build/lib/nbdkit-flipbed-plugin.so, the man page
+#   make check           unit + nbdkit tests twice, 60 s of fuzzing
+#   make fuzz-plugin     fuzz for FLIPBED_FUZZ_SECONDS (default 1800)
+#   make bench-plugin    file plugin vs flipbed, 0 and 10,000 rules
+
+FB := nbd-plugins/flipbed
+FB_PURE := rule.c mutate.c command.c
+FB_SRCS := $(FB_PURE) ruleset.c stats.c faultlog.c image.c inject.c \
+	control.c flipbed.c
+FB_TESTS := serve faults control concurrency
+FB_HDRS := $(wildcard $(FB)/*.h)
+
+FB_PLUGIN := $(B)/lib/nbdkit-flipbed-plugin.so
+FB_ASAN_PLUGIN := $(B)/tests/lib/asan/nbdkit-flipbed-plugin.so
+FB_MAN := $(B)/man/man1/nbdkit-flipbed-plugin.1
+FB_FUZZER := $(B)/tests/bin/plugin-fuzz
+FB_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+FB_CFLAGS = $(CFLAGS) -pthread -I$(FB) $(shell $(PKG_CONFIG) --cflags nbdkit)
+FB_TEST_LIBS = $(shell $(PKG_CONFIG) --libs libnbd jansson) -pthread
+FB_CLANG := clang-14
+
+ALL += $(FB_PLUGIN) $(FB_MAN)
+TESTS += $(B)/tests/bin/plugin-unit $(B)/tests/bin/plugin-unit-asan \
+	$(addprefix $(B)/tests/bin/plugin-,$(FB_TESTS)) \
+	$(addprefix $(B)/tests/bin/plugin-,$(addsuffix -asan,$(FB_TESTS))) \
+	$(FB)/tests/plugin-fuzz.sh
+BENCHES += bench-plugin
+PACKAGES += nbdkit nbdkit-plugin-dev libnbd-dev libnbd-bin libjansson-dev \
+	clang-14 libfuzzer-14-dev libclang-rt-14-dev perl
+
+# The plugin, plain and sanitized.
+$(B)/obj/flipbed/%.o: $(FB)/%.c $(FB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(FB_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(B)/obj/flipbed-asan/%.o: $(FB)/%.c $(FB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(FB_CFLAGS) $(FB_SAN) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(FB_PLUGIN): $(addprefix $(B)/obj/flipbed/,$(FB_SRCS:.c=.o))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -pthread -o $@ $^
+
+$(FB_ASAN_PLUGIN): $(addprefix $(B)/obj/flipbed-asan/,$(FB_SRCS:.c=.o))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(FB_SAN) -shared -pthread -o $@ $^
+
+$(FB_MAN): $(FB)/nbdkit-flipbed-plugin.pod
+	@mkdir -p $(@D)
+	pod2man --section=1 --center=flipbed --release=flipbed \
+		--name=nbdkit-flipbed-plugin $< > $@
+
+# Tests: the unit test links the pure code alone; the others drive the
+# real plugin under nbdkit through libnbd (tests/helper.c).
+FB_UNIT_SRCS := $(addprefix $(FB)/,$(FB_PURE)) $(FB)/tests/unit.c
+FB_HELPER := $(FB)/tests/helper.c $(FB)/tests/helper.h
+
+$(B)/tests/bin/plugin-unit: $(FB_UNIT_SRCS) $(FB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(FB_CFLAGS) -o $@ $(FB_UNIT_SRCS)
+
+$(B)/tests/bin/plugin-unit-asan: $(FB_UNIT_SRCS) $(FB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(FB_CFLAGS) $(FB_SAN) -o $@ $(FB_UNIT_SRCS)
+
+$(B)/tests/bin/plugin-%-asan: $(FB)/tests/test-%.c $(FB_HELPER) \
+		$(FB_ASAN_PLUGIN) $(FB_PLUGIN)
+	@mkdir -p $(@D)
+	$(CC) $(FB_CFLAGS) $(FB_SAN) -I$(FB)/tests \
+		-DFB_PLUGIN='"$(abspath $(FB_ASAN_PLUGIN))"' \
+		-DFB_LIBASAN='"$(shell $(CC) -print-file-name=libasan.so)"' \
+		-o $@ $< $(FB)/tests/helper.c $(FB_TEST_LIBS)
+
+$(B)/tests/bin/plugin-%: $(FB)/tests/test-%.c $(FB_HELPER) $(FB_PLUGIN)
+	@mkdir -p $(@D)
+	$(CC) $(FB_CFLAGS) -I$(FB)/tests \
+		-DFB_PLUGIN='"$(abspath $(FB_PLUGIN))"' \
+		-o $@ $< $(FB)/tests/helper.c $(FB_TEST_LIBS)
+
+# The fuzzer: rule and control-line parsers, and fb_mutate on what they
+# accept. tests/plugin-fuzz.sh runs it; it needs the binary built first.
+$(FB_FUZZER): $(addprefix $(FB)/,$(FB_PURE)) $(FB)/tests/fuzz.c $(FB_HDRS)
+	@mkdir -p $(@D)
+	$(FB_CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I$(FB) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ $(addprefix $(FB)/,$(FB_PURE)) $(FB)/tests/fuzz.c
+
+$(FB)/tests/plugin-fuzz.sh: $(FB_FUZZER)
+
+.PHONY: fuzz-plugin bench-plugin
+fuzz-plugin: $(FB_FUZZER)
+	FLIPBED_FUZZ_SECONDS=$${FLIPBED_FUZZ_SECONDS:-1800} $(FB)/tests/plugin-fuzz.sh
+
+bench-plugin: $(FB_PLUGIN)
+	$(FB)/bench.sh $(FB_PLUGIN)

@@ -1,0 +1,165 @@
+/* flipbed plugin: the control protocol answers exactly as documented, and
+ * bad input (malformed rules, unknown keys, ranges outside the disk,
+ * garbage bytes, over-long lines, a client leaving mid-line) gets "err" or
+ * a dropped connection, never a crash or a changed byte.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "helper.h"
+
+#define SIZE (1 << 20)
+
+static void expect(const char *cmd, const char *want)
+{
+	char *got = fbt_ctl(cmd);
+
+	CHECK(strcmp(got, want) == 0, "'%s' answered '%s', expected '%s'",
+	      cmd, got, want);
+}
+
+static void expect_err(const char *cmd, const char *part)
+{
+	char *got = fbt_ctl(cmd);
+
+	CHECK(strncmp(got, "err ", 4) == 0 && strstr(got, part) &&
+	      !strchr(got, '\n')[1], "'%s' answered '%s', expected err ...%s...",
+	      cmd, got, part);
+}
+
+static void test_protocol(void)
+{
+	char *s;
+
+	expect("stats", "ok reads=0 writes=0 faults=0\n");
+	expect("list", "ok\n");
+	expect("add on=read at=0x10 len=2 zero", "ok id=r1\n");
+	expect("add id=mine on=write at=100 flip=7 count=3 after=1",
+	       "ok id=mine\n");
+	expect("add on=read at=5 ones", "ok id=r2\n");
+	expect("list", "id=r2 on=read at=5 len=1 ones\n"
+	       "id=r1 on=read at=16 len=2 zero\n"
+	       "id=mine on=write at=100 len=1 flip=7 count=3 after=1\nok\n");
+	expect("del r1", "ok\n");
+	expect_err("del r1", "no armed rule id=r1");
+	expect_err("add id=mine on=read at=1 zero", "already armed");
+	expect("clear", "ok\n");
+	expect("list", "ok\n");
+	/* One connection, several commands, CRLF and blanks tolerated. */
+	{
+		int fd = fbt_ctl_open();
+
+		s = fbt_ctl_fd(fd, "  stats\r");
+		CHECK(strncmp(s, "ok reads=", 9) == 0, "stats: %s", s);
+		free(s);
+		s = fbt_ctl_fd(fd, "list");
+		CHECK(strcmp(s, "ok\n") == 0, "list: %s", s);
+		free(s);
+		close(fd);
+	}
+}
+
+static void test_bad_rules(void)
+{
+	expect_err("", "unknown command");
+	expect_err("frobnicate", "unknown command 'frobnicate'");
+	expect_err("list now", "takes no argument");
+	expect_err("add", "on= is required");
+	expect_err("add on=read at=0", "an action is required");
+	expect_err("add on=read zero", "at=OFFSET is required");
+	expect_err("add on=sideways at=0 zero", "expected rest, read or write");
+	expect_err("add on=read at=0 zero colour=blue", "unknown key 'colour'");
+	expect_err("add on=read at=0 zero ones", "exactly one action");
+	expect_err("add on=read at=-1 zero", "expected an unsigned number");
+	expect_err("add on=read at=99999999999999999999 zero",
+		   "expected an unsigned number");
+	expect_err("add on=read at=0 len=0 zero", "len=0");
+	expect_err("add on=read at=0 len=2 flip=16", "outside len=2");
+	expect_err("add on=read at=0 flip=1,1", "listed twice");
+	expect_err("add on=read at=0 random", "needs seed=");
+	expect_err("add on=read at=0 drop", "needs on=write");
+	expect_err("add on=rest at=0 eio", "needs on=read or on=write");
+	expect_err("add on=rest at=0 zero count=1", "rest rule is applied once");
+	expect_err("add on=write at=0 misdirect=0", "non-zero");
+	expect_err("add on=write at=4096 len=4096 misdirect=-8192", "outside the disk");
+	expect_err("add on=read at=1048576 zero", "outside the disk");
+	expect_err("add on=read at=1048575 len=2 zero", "outside the disk");
+	expect_err("add on=rest at=1048576 ones", "outside the disk");
+	expect_err("add on=read at=0 zero count=0", "count=0");
+	expect_err("add on=read at=0 zero id=a/b", "id=a/b");
+	expect_err("add on=read at=0 \x01\x02 zero", "printable");
+	expect("list", "ok\n");
+}
+
+/* Garbage, NUL bytes, a line too long, a client that leaves mid-line. */
+static void test_garbage(void)
+{
+	char big[6000], *s;
+	int fd;
+	ssize_t n;
+
+	fd = fbt_ctl_open();
+	CHECK(send(fd, "add on=rest at=0 o\0nes\n", 23, 0) == 23, "send");
+	n = recv(fd, big, sizeof big - 1, 0);
+	CHECK(n > 0 && strncmp(big, "err ", 4) == 0, "NUL byte refused");
+	close(fd);
+
+	memset(big, 'x', sizeof big);
+	fd = fbt_ctl_open();
+	CHECK(send(fd, big, sizeof big, MSG_NOSIGNAL) > 0, "send long line");
+	n = recv(fd, big, sizeof big - 1, 0);
+	CHECK(n > 0 && strncmp(big, "err line longer", 15) == 0,
+	      "long line refused");
+	n = recv(fd, big, sizeof big, 0);
+	CHECK(n <= 0, "client dropped after a long line");
+	close(fd);
+
+	for (n = 0; n < 256; n++)
+		big[n] = (char)(n * 37 + 11);
+	big[255] = '\n';
+	fd = fbt_ctl_open();
+	s = fbt_ctl_fd(fd, "stats");	/* garbage lines after a good one */
+	free(s);
+	CHECK(send(fd, big, 256, MSG_NOSIGNAL) == 256, "send garbage");
+	close(fd);
+
+	fd = fbt_ctl_open();
+	CHECK(send(fd, "add on=rest at=0 len=4096 ones", 30, 0) == 30, "send");
+	close(fd);		/* no newline: must not be executed */
+	expect("list", "ok\n");
+}
+
+int main(void)
+{
+	static uint8_t buf[SIZE];
+	struct nbd_handle *h;
+	size_t i;
+
+	fbt_make_image(SIZE);
+	fbt_start(NULL);
+	test_protocol();
+	test_bad_rules();
+	test_garbage();
+	/* The add answer means the rule is live for the very next request. */
+	h = fbt_connect();
+	for (i = 0; i < 50; i++) {
+		char cmd[100];
+
+		snprintf(cmd, sizeof cmd, "add id=x%zu on=read at=%zu ones count=1",
+			 i, i * 100);
+		fbt_ctl_ok(cmd);
+		fbt_pread(h, buf, 1, i * 100);
+		CHECK(buf[0] == 0xff, "rule %zu live at once", i);
+	}
+	nbd_close(h);
+	fbt_read_image(buf, SIZE, 0);
+	for (i = 0; i < SIZE; i++)
+		CHECK(buf[i] == fbt_pattern(i), "byte %zu changed by bad input", i);
+	expect("stats", "ok reads=50 writes=0 faults=50\n");
+	fbt_stop();
+	printf("control: all checks passed\n");
+	return 0;
+}

@@ -1,0 +1,159 @@
+/* flipbed plugin: serving without rules behaves like the file plugin
+ * (read, write, FUA, flush, zero, trim, extents), --help lists the keys,
+ * the control socket is 0600, and bad configurations fail with a reason.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helper.h"
+
+#define SIZE (8 << 20)
+
+static int extent_flags;
+
+static int record_extent(void *opaque, const char *ctx, uint64_t off,
+			 uint32_t *entries, size_t n, int *error)
+{
+	extent_flags = entries[1];
+	return 0;
+}
+
+static void test_io(void)
+{
+	static uint8_t buf[3 << 20], file[3 << 20];
+	struct nbd_handle *h = fbt_connect();
+	size_t i;
+
+	CHECK(nbd_get_size(h) == SIZE, "size %ld", (long)nbd_get_size(h));
+	CHECK(nbd_can_multi_conn(h) == 1 && nbd_can_fua(h) == 1 &&
+	      nbd_can_flush(h) == 1 && nbd_can_zero(h) == 1 &&
+	      nbd_can_trim(h) == 1, "flags as the file plugin's");
+	fbt_pread(h, buf, 65536, 12345);
+	for (i = 0; i < 65536; i++)
+		CHECK(buf[i] == fbt_pattern(12345 + i), "byte %zu", i);
+
+	memset(buf, 0xa5, 5000);
+	fbt_pwrite(h, buf, 5000, 4093, LIBNBD_CMD_FLAG_FUA);
+	CHECK(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
+	fbt_read_image(file, 5002, 4092);
+	CHECK(file[0] == fbt_pattern(4092) && file[1] == 0xa5 &&
+	      file[5000] == 0xa5 && file[5001] == fbt_pattern(4093 + 5000),
+	      "write reached the file");
+
+	/* Zero more than one 1 MiB chunk, unaligned, with and without trim. */
+	CHECK(nbd_zero(h, (2 << 20) + 3, 1000001, 0) == 0, "zero: %s",
+	      nbd_get_error());
+	CHECK(nbd_zero(h, 4096, 6 << 20, LIBNBD_CMD_FLAG_NO_HOLE) == 0,
+	      "zero: %s", nbd_get_error());
+	fbt_read_image(file, (2 << 20) + 5, 1000000);
+	CHECK(file[0] == fbt_pattern(1000000) &&
+	      file[(2 << 20) + 4] == fbt_pattern(1000000 + (2 << 20) + 4),
+	      "zero stayed in its range");
+	for (i = 1; i < (2 << 20) + 4; i++)
+		CHECK(file[i] == 0, "zeroed byte %zu", 1000000 + i);
+	fbt_read_image(file, 4096, 6 << 20);
+	for (i = 0; i < 4096; i++)
+		CHECK(file[i] == 0, "zeroed byte %zu", (6 << 20) + i);
+
+	CHECK(nbd_trim(h, 1 << 20, 4 << 20, LIBNBD_CMD_FLAG_FUA) == 0,
+	      "trim: %s", nbd_get_error());
+	fbt_pread(h, buf, 4096, (5 << 20));
+	CHECK(buf[0] == fbt_pattern(5 << 20), "trim stayed in its range");
+	nbd_close(h);
+}
+
+static void test_extents(void)
+{
+	struct nbd_handle *h;
+	nbd_extent_callback cb = { .callback = record_extent };
+
+	/* The image's last MiB is a hole after a trim; only extents=on says so. */
+	fbt_stop();
+	truncate(fbt_path("image"), SIZE + (1 << 20));
+	fbt_start("extents=on", NULL);
+	h = fbt_connect();
+	CHECK(nbd_block_status(h, 4096, SIZE + 4096, cb, 0) == 0,
+	      "block status: %s", nbd_get_error());
+	nbd_close(h);
+	CHECK(extent_flags & LIBNBD_STATE_HOLE, "extents=on reports the hole");
+
+	fbt_stop();
+	fbt_start(NULL);
+	h = fbt_connect();
+	extent_flags = -1;
+	CHECK(nbd_block_status(h, 4096, SIZE + 4096, cb, 0) == 0,
+	      "block status: %s", nbd_get_error());
+	CHECK(extent_flags == 0, "extents=off reports data (flags %d)",
+	      extent_flags);
+	nbd_close(h);
+}
+
+static void expect_start_error(const char *want, const char *a, const char *b,
+			       const char *c)
+{
+	char *err = fbt_start_fails(a, b, c, NULL);
+
+	CHECK(strstr(err, want) != NULL, "wanted '%s' in: %s", want, err);
+	free(err);
+}
+
+static void test_bad_config(void)
+{
+	char file[300], rules[300], ctl[300], img[300];
+	FILE *fp;
+
+	snprintf(img, sizeof img, "file=%s", fbt_path("image"));
+	expect_start_error("file=IMAGE is required", "faultlog=/dev/null",
+			   NULL, NULL);
+	expect_start_error("no-such-image", "file=/nonexistent/no-such-image",
+			   NULL, NULL);
+	expect_start_error("unknown parameter 'bogus'", img, "bogus=1", NULL);
+
+	fp = fopen(fbt_path("bad.rules"), "w");
+	fprintf(fp, "# comment\n\non=read at=0 flip=1\non=read at=0 wibble=3\n");
+	fclose(fp);
+	snprintf(rules, sizeof rules, "rules=%s", fbt_path("bad.rules"));
+	snprintf(file, sizeof file, "%s:4: unknown key 'wibble'",
+		 fbt_path("bad.rules"));
+	expect_start_error(file, img, rules, NULL);
+
+	fp = fopen(fbt_path("far.rules"), "w");
+	fprintf(fp, "on=rest at=%d zero\n", 2 * SIZE);
+	fclose(fp);
+	snprintf(rules, sizeof rules, "rules=%s", fbt_path("far.rules"));
+	expect_start_error("is outside the disk", img, rules, NULL);
+
+	fp = fopen(fbt_path("notasocket"), "w");
+	fprintf(fp, "keep me\n");
+	fclose(fp);
+	snprintf(ctl, sizeof ctl, "control=%s", fbt_path("notasocket"));
+	expect_start_error("exists and is not a socket", img, ctl, NULL);
+	CHECK(access(fbt_path("notasocket"), F_OK) == 0, "file kept");
+}
+
+int main(void)
+{
+	char cmd[1000];
+	struct stat st;
+
+	snprintf(cmd, sizeof cmd,
+		 "%snbdkit %s --help > %s && grep -q 'control=SOCKET' %s && "
+		 "grep -q 'faultlog=FILE' %s && grep -q 'rules=FILE' %s",
+		 fbt_nbdkit_env(), FB_PLUGIN, fbt_path("help"),
+		 fbt_path("help"), fbt_path("help"), fbt_path("help"));
+	fbt_make_image(SIZE);
+	fbt_start(NULL);
+	CHECK(system(cmd) == 0, "--help lists control=, faultlog=, rules=");
+	CHECK(stat(fbt_path("ctl.sock"), &st) == 0 &&
+	      (st.st_mode & 0777) == 0600, "control socket mode %o",
+	      st.st_mode & 0777);
+	test_io();
+	test_extents();
+	fbt_stop();
+	test_bad_config();
+	printf("serve: all checks passed\n");
+	return 0;
+}

@@ -1,0 +1,175 @@
+/* flipbed: unit tests of the pure code (rule.c, mutate.c, command.c):
+ * parsing, canonical formatting round trips, and each data action on
+ * windows that cut the rule's range anywhere.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "command.h"
+#include "mutate.h"
+#include "rule.h"
+
+static int failures;
+
+#define EXPECT(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__);			\
+			fprintf(stderr, "\n");				\
+			failures++;					\
+		}							\
+	} while (0)
+
+static void round_trip(const char *line, const char *canonical)
+{
+	struct fb_rule r, r2;
+	char err[512], out[512];
+
+	if (fb_rule_parse(line, &r, err, sizeof err) < 0) {
+		EXPECT(0, "'%s' refused: %s", line, err);
+		return;
+	}
+	fb_rule_format(&r, out, sizeof out);
+	EXPECT(strcmp(out, canonical) == 0, "'%s' formats as '%s'", line, out);
+	EXPECT(fb_rule_parse(out, &r2, err, sizeof err) == 0 &&
+	       fb_rule_equal(&r, &r2), "'%s' reparses equal", out);
+	fb_rule_free(&r);
+	fb_rule_free(&r2);
+}
+
+static void refused(const char *line, const char *part)
+{
+	struct fb_rule r;
+	char err[512];
+
+	EXPECT(fb_rule_parse(line, &r, err, sizeof err) < 0 && strstr(err, part),
+	       "'%s' should be refused with '%s', got '%s'", line, part, err);
+}
+
+/* Applying a rule to a buffer in pieces equals applying it at once. */
+static void split_equals_whole(const char *line)
+{
+	uint8_t whole[256], piece[256];
+	struct fb_rule r;
+	char err[512];
+	size_t cut;
+
+	EXPECT(fb_rule_parse(line, &r, err, sizeof err) == 0, "%s", err);
+	for (cut = 0; cut < sizeof whole; cut += 7) {
+		memset(whole, 0x5a, sizeof whole);
+		memset(piece, 0x5a, sizeof piece);
+		fb_mutate(&r, 1000, whole, sizeof whole, NULL);
+		fb_mutate(&r, 1000, piece, cut, NULL);
+		fb_mutate(&r, 1000 + cut, piece + cut, sizeof piece - cut, NULL);
+		EXPECT(memcmp(whole, piece, sizeof whole) == 0,
+		       "'%s' cut at %zu", line, cut);
+	}
+	fb_rule_free(&r);
+}
+
+static void test_mutate(void)
+{
+	static struct fb_changes ch;
+	uint8_t b[16] = { 0 };
+	struct fb_rule r;
+	char err[512];
+	int bits = 0, i;
+
+	fb_rule_parse("on=read at=0x104 len=4 flip=0,9,31", &r, err, sizeof err);
+	fb_mutate(&r, 0x100, b, sizeof b, &ch);
+	EXPECT(b[4] == 1 && b[5] == 2 && b[7] == 0x80 && b[3] == 0 && b[8] == 0,
+	       "flip bits");
+	EXPECT(ch.changed == 3 && ch.v[1].offset == 0x105 && ch.v[1].old == 0 &&
+	       ch.v[1].new == 2, "flip changes");
+	fb_rule_free(&r);
+
+	memset(b, 0, sizeof b);
+	fb_rule_parse("on=rest at=0 len=16 flip-random=20 seed=99", &r, err,
+		      sizeof err);
+	fb_mutate(&r, 0, b, sizeof b, NULL);
+	for (i = 0; i < 16; i++)
+		bits += __builtin_popcount(b[i]);
+	EXPECT(bits == 20, "flip-random=20 set %d distinct bits", bits);
+	fb_rule_free(&r);
+
+	fb_rule_parse("on=rest at=0 len=8 flip-random=64 seed=1", &r, err,
+		      sizeof err);
+	EXPECT(r.nbits == 64, "flip-random may pick every bit");
+	fb_rule_free(&r);
+
+	split_equals_whole("on=read at=1010 len=100 random seed=5");
+	split_equals_whole("on=read at=1003 len=200 flip-random=300 seed=5");
+	split_equals_whole("on=read at=1100 len=300 ones");
+	split_equals_whole("on=read at=900 len=150 zero");
+	split_equals_whole("on=read at=1000 len=9 flip=0,8,9,71");
+	EXPECT(fb_splitmix64(0, 0) == 0xe220a8397b1dcdafULL,
+	       "splitmix64 reference value");
+}
+
+static void test_commands(void)
+{
+	struct fb_cmd c;
+	char err[512];
+
+	EXPECT(fb_cmd_parse("add on=read at=0 zero", &c, err, sizeof err) == 0 &&
+	       c.kind == FB_CMD_ADD && c.rule.action == FB_ZERO, "add");
+	fb_cmd_free(&c);
+	EXPECT(fb_cmd_parse("del r7", &c, err, sizeof err) == 0 &&
+	       strcmp(c.id, "r7") == 0, "del");
+	EXPECT(fb_cmd_parse("del", &c, err, sizeof err) < 0, "del without id");
+	EXPECT(fb_cmd_parse("del a b", &c, err, sizeof err) < 0, "del two ids");
+	EXPECT(fb_cmd_parse("clear\r", &c, err, sizeof err) == 0 &&
+	       c.kind == FB_CMD_CLEAR, "clear with CR");
+	EXPECT(fb_cmd_parse("stats x", &c, err, sizeof err) < 0, "stats x");
+	EXPECT(fb_cmd_parse("LIST", &c, err, sizeof err) < 0, "commands are lower case");
+}
+
+int main(void)
+{
+	struct fb_rule r;
+	char err[512];
+
+	round_trip("on=read at=0x10 flip=3", "on=read at=16 len=1 flip=3");
+	round_trip("  seed=3 len=0x20 random on=rest at=7 id=x.y:z-1_ ",
+		   "id=x.y:z-1_ on=rest at=7 len=32 random seed=3");
+	round_trip("on=write at=4096 len=512 misdirect=-0x1000 count=2 after=5",
+		   "on=write at=4096 len=512 misdirect=-4096 count=2 after=5");
+	round_trip("on=write at=1 eio", "on=write at=1 len=1 eio");
+	round_trip("on=write at=1 drop count=1", "on=write at=1 len=1 drop count=1");
+	round_trip("on=read at=0 len=2 flip=15,0", "on=read at=0 len=2 flip=0,15");
+	round_trip("on=read at=0 len=2 flip-random=3 seed=0",
+		   "on=read at=0 len=2 flip-random=3 seed=0");
+	round_trip("on=read at=9223372036854775806 zero",
+		   "on=read at=9223372036854775806 len=1 zero");
+	refused("on=read at=9223372036854775807 zero", "past 2^63");
+	refused("on=read at=0 len=1 flip-random=9 seed=1", "at most len*8");
+	refused("on=read at=0 flip-random=0 seed=1", "flip-random=0");
+	refused("on=read at=0 flip=", "not a number");
+	refused("on=read at=0 flip=1,,2", "not a number");
+	refused("on=read at=0x zero", "expected an unsigned number");
+	refused("on=read at=0 zero=1", "takes no value");
+	refused("on=read on=write at=0 zero", "on= given twice");
+	refused("on=read at=0 zero\non=write", "one line");
+	refused("on=write at=0 misdirect=9223372036854775808", "non-zero signed");
+	EXPECT(fb_rule_parse("on=write at=100 len=10 misdirect=-100", &r, err,
+			     sizeof err) == 0 &&
+	       fb_rule_check_size(&r, 1000, err, sizeof err) == 0,
+	       "misdirect to 0 fits");
+	r.delta = -101;
+	EXPECT(fb_rule_check_size(&r, 1000, err, sizeof err) < 0,
+	       "misdirect below 0");
+	r.delta = 891;
+	EXPECT(fb_rule_check_size(&r, 1000, err, sizeof err) < 0,
+	       "misdirect past the end");
+	fb_rule_free(&r);
+	test_mutate();
+	test_commands();
+	if (failures) {
+		fprintf(stderr, "%d failures\n", failures);
+		return 1;
+	}
+	printf("unit: all checks passed\n");
+	return 0;
+}
