@@ -166,8 +166,11 @@ int cmd_diff(int argc, char **argv)
 		else
 			return usage(u, argv[i]);
 	}
-	if (n != (by ? 1 : 2))
-		return usage(u, NULL);
+	if (n != (by ? 1 : 2)) {
+		fprintf(stderr, "flipbed: diff takes two runs, or one run with "
+			"--by PARAM (got %d); usage: %s\n", n, u);
+		return 2;
+	}
 	if (fb_run_load(dirs[0], &a)) {
 		fb_run_free(&a);
 		return 2;

@@ -1,0 +1,169 @@
+#!/bin/sh
+# The results side of the harness on a committed fixture run
+# (fixture-run/: 15 cases, every verdict, both kernels, several types and
+# timings): summary.md, junit.xml, KTAP and `flipbed show` against golden
+# files (expected/*.ok), the HTML well-formed with every link resolving,
+# diff and merge, and one clear line with exit 2 for each kind of bad input.
+#
+# FLIPBED_REGOLD=1 rewrites the golden files from this run (review the diff).
+# Outputs that differ are kept as build/tests/report/NAME.failed.
+set -u
+cd "$(dirname "$0")/../../.." || exit 99
+here=harness/tests/report
+cli=${FLIPBED_REPORT_CLI:-build/tests/bin/report-cli}
+failed_dir=build/tests/report
+for tool in xmllint diff; do
+	command -v $tool >/dev/null || { echo "SKIP: $tool not installed (make deps)"; exit 77; }
+done
+[ -x "$cli" ] || { echo "$cli not built (make $cli)"; exit 99; }
+
+T=$(mktemp -d /tmp/flipbed-report.XXXXXX)
+trap 'rm -rf "$T"' EXIT INT TERM
+mkdir -p "$failed_dir"
+fails=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# golden NAME FILE: FILE (with $T replaced by TMP) must equal expected/NAME.ok.
+golden() {
+	sed "s|$T|TMP|g" "$2" > "$T/golden.out"
+	if [ "${FLIPBED_REGOLD:-0}" = 1 ]; then
+		cp "$T/golden.out" "$here/expected/$1.ok"
+	fi
+	if diff -u "$here/expected/$1.ok" "$T/golden.out" > "$T/golden.diff"; then
+		rm -f "$failed_dir/$1.failed"
+		echo "ok: $1"
+	else
+		cp "$T/golden.out" "$failed_dir/$1.failed"
+		cat "$T/golden.diff"
+		fail "$1 differs from $here/expected/$1.ok"
+	fi
+}
+
+# expect_rc WANT CMD...: run CMD, check its exit status.
+expect_rc() {
+	want=$1
+	shift
+	"$@"
+	rc=$?
+	[ "$rc" = "$want" ] || fail "exit $rc, expected $want: $*"
+}
+
+# --- reports -------------------------------------------------------------
+cp -r $here/fixture-run "$T/run"
+expect_rc 1 "$cli" report "$T/run" > "$T/report.out"
+cmp -s "$T/report.out" "$T/run/summary.md" ||
+	fail "flipbed report printed something other than summary.md"
+golden summary.md "$T/run/summary.md"
+golden junit.xml "$T/run/junit.xml"
+expect_rc 1 "$cli" report "$T/run" --ktap > "$T/ktap.out"
+golden ktap "$T/ktap.out"
+ls "$T/run" | grep -q '\.tmp$' && fail "temporary files left in the run directory"
+
+# --- HTML: well-formed, every case has a page, every link resolves -------
+xmllint --noout "$T/run/junit.xml" || fail "junit.xml is not well-formed XML"
+pages=$(find "$T/run" -name index.html | sort)
+[ "$(echo "$pages" | wc -l)" = 16 ] || fail "expected 16 HTML pages (index + 15 cases), got: $pages"
+for p in $pages; do
+	out=$(xmllint --html --noout "$p" 2>&1) || fail "xmllint failed on $p"
+	[ -z "$out" ] || fail "xmllint on $p: $out"
+	grep -q '<script' "$p" && fail "$p has a script"
+	grep -o 'href="[^"]*"' "$p" | sed 's/^href="//; s/"$//' | while read -r h; do
+		f=$(printf '%b' "$(echo "$h" | sed 's/&amp;/\&/g; s/%\([0-9A-F][0-9A-F]\)/\\x\1/g')")
+		[ -e "$(dirname "$p")/$f" ] || echo "$p: link $h does not resolve"
+	done
+done > "$T/links.out"
+[ -s "$T/links.out" ] && fail "broken links: $(cat "$T/links.out")"
+grep -q 'class="k unsafe fail"' "$T/run/index.html" || fail "the panic cell is not coloured unsafe"
+grep -q '&lt;init&gt; &amp; &quot;quoted&quot; ?? bytes ? here' \
+	"$T/run/cases/extent_leaf-flip@stock_read/index.html" ||
+	fail "dmesg text is not escaped on the case page"
+
+# --- show ------------------------------------------------------------------
+expect_rc 0 "$cli" show 'inode/base-flip@patched/read' --run "$T/run" > "$T/show.out"
+golden show "$T/show.out"
+expect_rc 0 "$cli" show 'inode_base-flip@patched_read' --run "$T/run" > "$T/show2.out"
+cmp -s "$T/show.out" "$T/show2.out" || fail "show by case dir name differs from show by case name"
+n=$("$cli" show 'extent/*@stock/*' --run "$T/run" | grep -c '^extent/')
+[ "$n" = 2 ] || fail "show 'extent/*@stock/*' printed $n cases, expected 2"
+mkdir -p "$T/repo/results/runs/20261201-000000"
+cp -r $here/fixture-run "$T/repo/results/runs/20261203-000000"
+touch -d '2026-12-01' "$T/repo/results/runs/20261201-000000"
+(cd "$T/repo" && "$OLDPWD/$cli" show 'mmp/*' | head -1) > "$T/newest.out"
+grep -q '^mmp/flip@stock/rest: pass' "$T/newest.out" || fail "show without --run did not use the newest run"
+ln -s 20261201-000000 "$T/repo/results/runs/latest"
+(cd "$T/repo" && "$OLDPWD/$cli" show 'mmp/*' 2>&1) > "$T/latest.out"
+grep -q 'results/runs/latest/cases.jsonl' "$T/latest.out" || fail "show did not prefer results/runs/latest"
+
+# --- diff ------------------------------------------------------------------
+expect_rc 0 "$cli" diff "$T/run" "$T/run" > "$T/diff-same.out" 2>/dev/null
+[ -s "$T/diff-same.out" ] && fail "diff of a run against itself printed: $(cat "$T/diff-same.out")"
+mkdir "$T/run2"
+sed '/"case": "extent\/leaf-flip@patched\/read"/d
+/"case": "inode\/base-flip@stock\/read"/{
+s/"detect": "none", "reaction": "none"/"detect": "csum", "reaction": "remount-ro"/
+s/"verdict": "fail"/"verdict": "pass"/
+}' "$T/run/cases.jsonl" > "$T/run2/cases.jsonl"
+expect_rc 1 "$cli" diff "$T/run" "$T/run2/cases.jsonl" > "$T/diff.out" 2>&1
+golden diff "$T/diff.out"
+expect_rc 1 "$cli" diff "$T/run" --by kernel > "$T/diff-kernel.out" 2>&1
+golden diff-kernel "$T/diff-kernel.out"
+
+# --- merge -----------------------------------------------------------------
+for s in a b c; do mkdir "$T/shard-$s"; cp -r "$T/run/cases" "$T/shard-$s/"; done
+head -n 8 $here/fixture-run/cases.jsonl > "$T/shard-a/cases.jsonl"
+tail -n +9 $here/fixture-run/cases.jsonl > "$T/shard-b/cases.jsonl"
+sed -n 8,9p $here/fixture-run/cases.jsonl > "$T/shard-c/cases.jsonl"
+cp $here/fixture-run/run.json "$T/shard-a/"
+expect_rc 1 "$cli" merge "$T/merged" "$T/shard-a" "$T/shard-b" > "$T/merge.out"
+sed -n '/^| type/,$p' "$T/run/summary.md" > "$T/table.want"
+sed -n '/^| type/,$p' "$T/merged/summary.md" > "$T/table.got"
+cmp -s "$T/table.want" "$T/table.got" || fail "merged summary table differs from the whole run's"
+"$cli" report "$T/merged" --ktap > "$T/merged.ktap"
+cmp -s "$T/ktap.out" "$T/merged.ktap" || fail "merged KTAP differs from the whole run's"
+[ -f "$T/merged/cases/inode_base-flip@patched_read/transcript.log" ] ||
+	fail "merge did not bring the case files along"
+grep -q '"merged_from"' "$T/merged/run.json" || fail "merged run.json does not name its shards"
+
+# --- bad input: one line naming file, line and value; exit 2 -------------
+: > "$T/errors.out"
+bad() {
+	name=$1
+	shift
+	echo "== $name" >> "$T/errors.out"
+	"$@" >/dev/null 2>> "$T/errors.out"
+	echo "exit $?" >> "$T/errors.out"
+}
+bad merge-duplicate "$cli" merge "$T/merged2" "$T/shard-a" "$T/shard-c"
+bad merge-existing "$cli" merge "$T/merged" "$T/shard-b"
+mkbad() {
+	mkdir -p "$T/$1"
+	head -n 1 $here/fixture-run/cases.jsonl > "$T/$1/cases.jsonl"
+	printf '%s\n' "$2" >> "$T/$1/cases.jsonl"
+}
+mkbad verdict '{"case": "x/y", "verdict": "maybe"}'
+bad bad-verdict "$cli" report "$T/verdict"
+mkbad json '{"case": "x/y", "verdict": "pass",'
+bad bad-json "$cli" report "$T/json"
+mkbad reaction '{"case": "x/y", "verdict": "pass", "outcome": {"detect": "csum", "reaction": "crash", "fsck": "clean", "data": "intact"}}'
+bad bad-reaction "$cli" report "$T/reaction"
+mkbad outcome '{"case": "x/y", "verdict": "fail"}'
+bad no-outcome "$cli" report "$T/outcome"
+mkbad dir '{"case": "x/y", "verdict": "skip", "dir": "../../etc"}'
+bad bad-dir "$cli" report "$T/dir"
+mkbad noname '{"verdict": "skip"}'
+bad no-name "$cli" report "$T/noname"
+mkbad dup "$(head -n 1 $here/fixture-run/cases.jsonl)"
+bad duplicate "$cli" report "$T/dup"
+bad missing "$cli" report "$T/nowhere"
+bad show-nomatch "$cli" show 'nosuch/*' --run "$T/run"
+bad diff-usage "$cli" diff "$T/run"
+bad diff-by-two "$cli" diff "$T/run" "$T/run" --by kernel
+bad report-usage "$cli" report "$T/run" --bogus
+golden errors "$T/errors.out"
+
+[ $fails = 0 ] || { echo "$fails check(s) failed"; exit 1; }
+echo "all report checks passed"
