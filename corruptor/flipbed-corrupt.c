@@ -1,0 +1,369 @@
+/*
+ * flipbed-corrupt --- the corruptor library for people:
+ *   map | locate | pick | flip | verify IMAGE …
+ * Exit status: 0 success, 1 verify found bad checksums, 2 any error (one
+ * line on stderr naming what is wrong).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flipbed-ext4.h"
+
+static const char usage[] =
+"usage: flipbed-corrupt map IMAGE [--json]\n"
+"       flipbed-corrupt locate IMAGE --target TYPE [SELECTOR] [--json]\n"
+"       flipbed-corrupt pick IMAGE --target TYPE [SELECTOR] [--bits N]\n"
+"                 [--region covered|csum|any|FIELD] [--seed S]\n"
+"                 [--on rest|read|write] [--reseal]\n"
+"       flipbed-corrupt flip IMAGE --target TYPE [SELECTOR] [--bits N]\n"
+"                 [--region R] [--seed S] [--reseal]\n"
+"       flipbed-corrupt verify IMAGE [--json]\n"
+"SELECTOR: [--path P | --ino N | --group G] [--index K]\n";
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("flipbed-corrupt: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static uint64_t parse_num(const char *opt, const char *s, uint64_t max)
+{
+	char *end;
+	uint64_t v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (!*s || *end || errno || *s == '-' || v > max)
+		die("%s: bad number '%s' (0 to %" PRIu64 ", decimal or 0x hex)",
+		    opt, s, max);
+	return v;
+}
+
+struct args {
+	const char *cmd, *image;
+	int json, reseal, have_target, have_region;
+	struct fbx_selector sel;
+	struct fbx_pick_opts pick;
+	enum fbx_on on;
+	int have_on, have_pick_opt;
+};
+
+static void type_list(char *buf, size_t len)
+{
+	unsigned t;
+	int n = 0;
+
+	for (t = 0; t < FBX_TYPE_COUNT && n < (int)len; t++)
+		n += snprintf(buf + n, len - n, "%s%s", t ? ", " : "",
+			      fbx_type_name(t));
+}
+
+static void parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "target", required_argument, NULL, 't' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "ino", required_argument, NULL, 'i' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "index", required_argument, NULL, 'k' },
+		{ "bits", required_argument, NULL, 'b' },
+		{ "region", required_argument, NULL, 'r' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "on", required_argument, NULL, 'o' },
+		{ "reseal", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char types[1024];
+	int c;
+
+	if (argc < 2)
+		die("missing command (map, locate, pick, flip or verify); "
+		    "see --help");
+	a->cmd = argv[1];
+	if (!strcmp(a->cmd, "--help") || !strcmp(a->cmd, "-h")) {
+		fputs(usage, stdout);
+		exit(0);
+	}
+	opterr = 0;
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': a->json = 1; break;
+		case 't':
+			if (fbx_type_parse(optarg, &a->sel.type)) {
+				type_list(types, sizeof(types));
+				die("unknown type '%s'; accepted: %s", optarg,
+				    types);
+			}
+			a->have_target = 1;
+			break;
+		case 'p': a->sel.path = optarg; break;
+		case 'i':
+			a->sel.ino = parse_num("--ino", optarg, UINT32_MAX);
+			if (!a->sel.ino)
+				die("--ino: inode numbers start at 1");
+			break;
+		case 'g':
+			a->sel.group = parse_num("--group", optarg, INT32_MAX);
+			break;
+		case 'k':
+			a->sel.index = parse_num("--index", optarg, INT32_MAX);
+			break;
+		case 'b':
+			a->pick.bits = parse_num("--bits", optarg, 4096);
+			a->have_pick_opt = 1;
+			break;
+		case 'r':
+			if (fbx_region_parse(optarg, &a->pick.region,
+					     &a->pick.field))
+				die("--region: bad value '%s' (covered, csum, "
+				    "any or a field name)", optarg);
+			a->have_pick_opt = 1;
+			break;
+		case 's':
+			a->pick.seed = parse_num("--seed", optarg, UINT64_MAX);
+			a->have_pick_opt = 1;
+			break;
+		case 'o':
+			if (fbx_on_parse(optarg, &a->on))
+				die("--on: bad value '%s' (rest, read or "
+				    "write)", optarg);
+			a->have_on = 1;
+			break;
+		case 'R': a->pick.reseal = 1; a->have_pick_opt = 1; break;
+		case 'h': fputs(usage, stdout); exit(0);
+		default:
+			die("%s: unknown or incomplete option '%s'", a->cmd,
+			    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		die("%s: expected exactly one IMAGE argument", a->cmd);
+	a->image = argv[optind];
+}
+
+static void check_args(const struct args *a)
+{
+	int sel = a->have_target || a->sel.path || a->sel.ino ||
+		  a->sel.group >= 0 || a->sel.index >= 0;
+	int is_pick = !strcmp(a->cmd, "pick"), is_flip = !strcmp(a->cmd, "flip");
+
+	if (!strcmp(a->cmd, "map") || !strcmp(a->cmd, "verify")) {
+		if (sel || a->have_pick_opt || a->have_on)
+			die("%s takes only IMAGE and --json", a->cmd);
+		return;
+	}
+	if (!strcmp(a->cmd, "locate") || is_pick || is_flip) {
+		if (!a->have_target)
+			die("%s: --target TYPE is required", a->cmd);
+		if (!!a->sel.path + !!a->sel.ino + (a->sel.group >= 0) > 1)
+			die("%s: give at most one of --path, --ino, --group",
+			    a->cmd);
+		if (!is_pick && !is_flip && (a->have_pick_opt || a->have_on))
+			die("locate takes no --bits/--region/--seed/--on/"
+			    "--reseal");
+		if (is_flip && a->have_on)
+			die("flip changes the image now: --on is for pick");
+		if (a->json && !strcmp(a->cmd, "pick"))
+			die("pick prints plugin rules: --json is for map, "
+			    "locate and verify");
+		return;
+	}
+	die("unknown command '%s' (map, locate, pick, flip or verify)",
+	    a->cmd);
+}
+
+static fbx_map_t open_map(const char *image, int flags)
+{
+	fbx_map_t m;
+	errcode_t err = fbx_map_open(image, flags, &m);
+
+	if (err)
+		die("%s: cannot open as ext2/3/4: %s", image,
+		    fbx_error_message(err));
+	return m;
+}
+
+static void print_obj(fbx_map_t m, size_t i, int json, FILE *out)
+{
+	errcode_t err = fbx_object_print(m, i, json ? FBX_FMT_JSON :
+						      FBX_FMT_TEXT, out);
+
+	if (err)
+		die("printing record %zu: %s", i, fbx_error_message(err));
+}
+
+static int cmd_map(fbx_map_t m, const struct args *a)
+{
+	size_t i, n = fbx_map_count(m);
+
+	for (i = 0; i < n; i++)
+		print_obj(m, i, a->json, stdout);
+	return 0;
+}
+
+static void find(fbx_map_t m, const struct args *a, size_t **idx, size_t *n)
+{
+	errcode_t err = fbx_map_find(m, &a->sel, idx, n);
+
+	if (err)
+		die("%s", fbx_map_explain(m));
+}
+
+static int cmd_locate(fbx_map_t m, const struct args *a)
+{
+	size_t *idx, n, k;
+
+	find(m, a, &idx, &n);
+	for (k = 0; k < n; k++)
+		print_obj(m, idx[k], a->json, stdout);
+	free(idx);
+	return 0;
+}
+
+/* The target of pick/flip: --index, else one match chosen by the seed. */
+static size_t target(fbx_map_t m, const struct args *a)
+{
+	size_t *idx, n, t;
+	uint64_t h = a->pick.seed * 0x9E3779B97F4A7C15ULL;
+
+	find(m, a, &idx, &n);
+	t = idx[(h ^ (h >> 29)) % n];
+	free(idx);
+	return t;
+}
+
+static struct fbx_patch *do_pick(fbx_map_t m, const struct args *a,
+				 size_t t)
+{
+	struct fbx_patch *p;
+	errcode_t err = fbx_object_pick(m, t, &a->pick, &p);
+
+	if (err == FBX_ET_BAD_FIELD) {
+		const char *const *f = fbx_type_fields(
+				fbx_map_object(m, t)->type);
+		char list[2048];
+		int n = 0;
+
+		list[0] = 0;
+		for (; *f && n < (int)sizeof(list); f++)
+			n += snprintf(list + n, sizeof(list) - n, "%s%s",
+				      n ? ", " : "", *f);
+		die("--region: %s has no field '%s' (fields: %s)",
+		    fbx_type_name(fbx_map_object(m, t)->type), a->pick.field,
+		    *list ? list : "none");
+	}
+	if (err == FBX_ET_EMPTY_REGION && a->pick.region == FBX_REGION_FIELD)
+		die("--region %s: this %s has no such entry", a->pick.field,
+		    fbx_type_name(fbx_map_object(m, t)->type));
+	if (err == FBX_ET_EMPTY_REGION)
+		die("--region: this %s has no %s bytes%s",
+		    fbx_type_name(fbx_map_object(m, t)->type),
+		    a->pick.region == FBX_REGION_CSUM ? "checksum" : "covered",
+		    " (no checksum protects it: metadata_csum off?)");
+	if (err)
+		die("pick: %s", fbx_error_message(err));
+	return p;
+}
+
+static int cmd_pick(fbx_map_t m, const struct args *a)
+{
+	size_t t = target(m, a);
+	struct fbx_patch *p = do_pick(m, a, t);
+	char **rules, **r;
+	errcode_t err;
+
+	fputs("# ", stderr);
+	print_obj(m, t, 0, stderr);
+	err = fbx_patch_rules(p, a->have_on ? a->on : FBX_ON_REST, &rules);
+	if (err)
+		die("pick: %s", fbx_error_message(err));
+	for (r = rules; *r; r++)
+		printf("%s\n", *r);
+	fbx_rules_free(rules);
+	fbx_patch_free(p);
+	return 0;
+}
+
+static int cmd_flip(fbx_map_t m, const struct args *a)
+{
+	size_t t = target(m, a), k;
+	struct fbx_patch *p = do_pick(m, a, t);
+	errcode_t err;
+
+	err = fbx_patch_apply(m, p);
+	if (err)
+		die("flip: %s: %s", a->image, fbx_error_message(err));
+	fputs("target: ", stdout);
+	print_obj(m, t, 0, stdout);
+	for (k = 0; k < p->n; k++)
+		printf("changed 0x%" PRIx64 ": 0x%02x -> 0x%02x%s\n",
+		       p->b[k].off, p->b[k].old, p->b[k].new,
+		       p->b[k].csum ? " (checksum)" : "");
+	fbx_patch_free(p);
+	return 0;
+}
+
+static int cmd_verify(fbx_map_t m, const struct args *a)
+{
+	enum fbx_verdict *v;
+	size_t nbad, i, n = fbx_map_count(m), checked = 0, skipped = 0;
+	errcode_t err = fbx_map_verify(m, &v, &nbad);
+
+	if (err)
+		die("verify: %s", fbx_error_message(err));
+	for (i = 0; i < n; i++) {
+		checked += v[i] == FBX_CSUM_OK || v[i] == FBX_CSUM_BAD;
+		skipped += v[i] == FBX_CSUM_SKIPPED;
+		if (v[i] != FBX_CSUM_BAD)
+			continue;
+		if (!a->json)
+			fputs("FAIL ", stdout);
+		print_obj(m, i, a->json, stdout);
+	}
+	if (fbx_map_opened_from_backup(m))
+		fprintf(stderr, "verify: the primary superblock is unusable; "
+			"opened with a backup\n");
+	fprintf(stderr, "verify: %zu checksums checked, %zu bad, %zu objects "
+		"skipped under a bad parent\n", checked, nbad, skipped);
+	free(v);
+	return nbad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .sel = FBX_SELECTOR_INIT,
+			  .pick = FBX_PICK_OPTS_INIT };
+	fbx_map_t m;
+	int rc;
+
+	parse_args(argc, argv, &a);
+	check_args(&a);
+	m = open_map(a.image, !strcmp(a.cmd, "flip") ? FBX_OPEN_RW : 0);
+	if (!strcmp(a.cmd, "map"))
+		rc = cmd_map(m, &a);
+	else if (!strcmp(a.cmd, "locate"))
+		rc = cmd_locate(m, &a);
+	else if (!strcmp(a.cmd, "pick"))
+		rc = cmd_pick(m, &a);
+	else if (!strcmp(a.cmd, "flip"))
+		rc = cmd_flip(m, &a);
+	else
+		rc = cmd_verify(m, &a);
+	fbx_map_close(m);
+	if (fflush(stdout) || ferror(stdout))
+		die("writing output: %s", strerror(errno));
+	return rc;
+}

@@ -1,0 +1,293 @@
+/*
+ * records.c --- select records, print them (text or JSON), name errors.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <ext2fs/ext2_err.h>
+
+#include "fbx-int.h"
+
+/* Why an image may lack a type: said in the "absent" error. */
+static const char *absent_hint(struct fbx_map *m, enum fbx_type t)
+{
+	struct ext2_super_block *sb = m->fs->super;
+
+	switch (t) {
+	case FBX_SUPERBLOCK_BACKUP:
+		return "the filesystem has a single group";
+	case FBX_INODE_EXTRA:
+		return "inodes are 128 bytes";
+	case FBX_INLINE_DATA:
+		return ext2fs_has_feature_inline_data(sb) ?
+		       "no inline file or directory" :
+		       "feature inline_data is off";
+	case FBX_EXTENT_INDEX:
+		return "no extent tree of depth 2 or more";
+	case FBX_EXTENT_LEAF:
+		return "no extent tree of depth 1 or more";
+	case FBX_DX_ROOT:
+		return ext2fs_has_feature_dir_index(sb) ?
+		       "no htree (indexed) directory" :
+		       "feature dir_index is off";
+	case FBX_DX_NODE:
+		return "no htree directory with an interior level";
+	case FBX_XATTR_BLOCK:
+		return "no inode has an xattr block";
+	case FBX_JOURNAL_SB:
+		return ext2fs_has_feature_journal(sb) ?
+		       "the journal superblock is unreadable" :
+		       "feature has_journal is off";
+	case FBX_JOURNAL_DESCRIPTOR:
+	case FBX_JOURNAL_COMMIT:
+	case FBX_JOURNAL_REVOKE:
+	case FBX_JOURNAL_DATA:
+		if (!m->j.present)
+			return "no journal";
+		if (!m->j.start)
+			return "the journal is clean: no committed transaction "
+			       "waits for replay";
+		return "no such block in the transactions waiting for replay";
+	case FBX_MMP:
+		return ext2fs_has_feature_mmp(sb) ? "the MMP block is unreadable"
+						  : "feature mmp is off";
+	case FBX_ORPHAN_BLOCK:
+		return ext2fs_has_feature_orphan_file(sb) ?
+		       "the orphan file has no blocks" :
+		       "feature orphan_file is off";
+	case FBX_DATA:
+		return "no file has data blocks";
+	default:
+		return "none mapped";
+	}
+}
+
+const char *fbx_map_explain(fbx_map_t m)
+{
+	return m->explain;
+}
+
+static int matches(const struct fbx_object *o, const struct fbx_selector *s,
+		   ext2_ino_t path_ino)
+{
+	if (o->type != s->type)
+		return 0;
+	if (s->ino && o->ino != s->ino)
+		return 0;
+	if (path_ino && o->ino != path_ino)
+		return 0;
+	return s->group < 0 || o->group == s->group;
+}
+
+static void describe_selector(const struct fbx_selector *s, char *buf,
+			      size_t len)
+{
+	int n = 0;
+
+	buf[0] = 0;
+	if (s->path)
+		n += snprintf(buf + n, len - n, " path=%s", s->path);
+	if (s->ino && n < (int)len)
+		n += snprintf(buf + n, len - n, " ino=%u", s->ino);
+	if (s->group >= 0 && n < (int)len)
+		n += snprintf(buf + n, len - n, " group=%" PRId64, s->group);
+	if (s->index >= 0 && n < (int)len)
+		snprintf(buf + n, len - n, " index=%" PRId64, s->index);
+}
+
+errcode_t fbx_map_find(fbx_map_t m, const struct fbx_selector *s,
+		       size_t **ret_idx, size_t *ret_count)
+{
+	ext2_ino_t pino = 0;
+	size_t *idx, n = 0, k, any = 0;
+	char sel[512];
+
+	if ((unsigned)s->type >= FBX_TYPE_COUNT)
+		return FBX_ET_BAD_TYPE;
+	if (s->path && ext2fs_namei(m->fs, EXT2_ROOT_INO, EXT2_ROOT_INO,
+				    s->path, &pino)) {
+		snprintf(m->explain, sizeof(m->explain),
+			 "no such path %s in %s", s->path, m->image);
+		return FBX_ET_NO_PATH;
+	}
+	idx = malloc((m->n ? m->n : 1) * sizeof(*idx));
+	if (!idx)
+		return ENOMEM;
+	for (k = 0; k < m->n; k++) {
+		any += m->obj[k].type == s->type;
+		if (matches(&m->obj[k], s, pino))
+			idx[n++] = k;
+	}
+	if (s->index >= 0) {
+		if ((uint64_t)s->index < n) {
+			idx[0] = idx[s->index];
+			n = 1;
+		} else {
+			n = 0;
+		}
+	}
+	if (n) {
+		*ret_idx = idx;
+		*ret_count = n;
+		return 0;
+	}
+	free(idx);
+	if (!any) {
+		snprintf(m->explain, sizeof(m->explain),
+			 "%s has no %s object (%s)", m->image,
+			 fbx_type_name(s->type), absent_hint(m, s->type));
+		return FBX_ET_TYPE_ABSENT;
+	}
+	describe_selector(s, sel, sizeof(sel));
+	snprintf(m->explain, sizeof(m->explain),
+		 "%s has %zu %s object%s but none with%s", m->image, any,
+		 fbx_type_name(s->type), any > 1 ? "s" : "", sel);
+	return FBX_ET_NO_MATCH;
+}
+
+static const char *note_of(const struct fbx_object *o)
+{
+	if (o->flags & FBX_OBJ_CLUSTER_BITMAP)
+		return "cluster-bitmap";
+	if (o->flags & FBX_OBJ_UNINIT)
+		return "uninit";
+	if (o->flags & FBX_OBJ_CSUM_SHARED)
+		return "inode-csum";
+	return NULL;
+}
+
+static void print_text(fbx_map_t m, size_t i, FILE *out)
+{
+	const struct fbx_object *o = &m->obj[i];
+	const char *note = note_of(o);
+	unsigned k;
+
+	fprintf(out, "%s id=%zu", fbx_type_name(o->type), i);
+	if (o->group >= 0)
+		fprintf(out, " group=%" PRId64, o->group);
+	if (o->ino)
+		fprintf(out, " ino=%u", o->ino);
+	if (o->path)
+		fprintf(out, " path=%s", o->path);
+	if (o->lblk >= 0)
+		fprintf(out, " lblk=%" PRId64, o->lblk);
+	fprintf(out, " pblk=%" PRIu64 " offset=0x%" PRIx64 " length=%" PRIu64,
+		o->pblk, o->offset, o->length);
+	if (o->ncsum)
+		fprintf(out, " csum_offset=0x%" PRIx64 " csum_len=%" PRIu64,
+			o->csum[0].off, o->csum[0].len);
+	if (o->ncsum > 1)
+		fprintf(out, " csum_hi_offset=0x%" PRIx64 " csum_hi_len=%"
+			PRIu64, o->csum[1].off, o->csum[1].len);
+	for (k = 0; k < o->ncovered; k++)
+		fprintf(out, "%s0x%" PRIx64 "+%" PRIu64,
+			k ? "," : " covered=", o->covered[k].off,
+			o->covered[k].len);
+	if (note)
+		fprintf(out, " note=%s", note);
+	if (o->type >= FBX_JOURNAL_DESCRIPTOR && o->type <= FBX_JOURNAL_DATA)
+		fprintf(out, " seq=%u", o->jseq);
+	fputc('\n', out);
+}
+
+static errcode_t print_json(fbx_map_t m, size_t i, FILE *out)
+{
+	const struct fbx_object *o = &m->obj[i];
+	const char *note = note_of(o);
+	json_t *j = json_object(), *cov = json_array(), *cs = json_array();
+	unsigned k;
+	char *s;
+
+	if (!j || !cov || !cs)
+		return ENOMEM;
+	json_object_set_new(j, "id", json_integer(i));
+	json_object_set_new(j, "type", json_string(fbx_type_name(o->type)));
+	json_object_set_new(j, "group", o->group >= 0 ?
+			    json_integer(o->group) : json_null());
+	json_object_set_new(j, "ino", o->ino ? json_integer(o->ino) :
+					       json_null());
+	json_object_set_new(j, "path", o->path ? json_string(o->path) :
+						 json_null());
+	json_object_set_new(j, "lblk", o->lblk >= 0 ? json_integer(o->lblk) :
+						      json_null());
+	json_object_set_new(j, "pblk", json_integer(o->pblk));
+	json_object_set_new(j, "offset", json_integer(o->offset));
+	json_object_set_new(j, "length", json_integer(o->length));
+	json_object_set_new(j, "csum_offset", o->ncsum ?
+			    json_integer(o->csum[0].off) : json_null());
+	json_object_set_new(j, "csum_len", json_integer(o->ncsum ?
+							o->csum[0].len : 0));
+	for (k = 0; k < o->ncsum; k++)
+		json_array_append_new(cs, json_pack("[II]",
+				(json_int_t)o->csum[k].off,
+				(json_int_t)o->csum[k].len));
+	json_object_set_new(j, "csum", cs);
+	for (k = 0; k < o->ncovered; k++)
+		json_array_append_new(cov, json_pack("[II]",
+				(json_int_t)o->covered[k].off,
+				(json_int_t)o->covered[k].len));
+	json_object_set_new(j, "covered", cov);
+	json_object_set_new(j, "note", note ? json_string(note) : json_null());
+	if (o->type >= FBX_JOURNAL_DESCRIPTOR && o->type <= FBX_JOURNAL_DATA)
+		json_object_set_new(j, "seq", json_integer(o->jseq));
+	s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	if (!s)
+		return ENOMEM;
+	fprintf(out, "%s\n", s);
+	free(s);
+	return 0;
+}
+
+errcode_t fbx_object_print(fbx_map_t m, size_t i, enum fbx_format fmt,
+			   FILE *out)
+{
+	if (i >= m->n)
+		return EINVAL;
+	if (fmt == FBX_FMT_JSON)
+		return print_json(m, i, out);
+	print_text(m, i, out);
+	return 0;
+}
+
+const char *fbx_error_message(errcode_t code)
+{
+	static const char *const msgs[] = {
+		[FBX_ET_BAD_TYPE - FBX_ET_BASE] = "unknown object type",
+		[FBX_ET_NO_PATH - FBX_ET_BASE] = "no such path",
+		[FBX_ET_TYPE_ABSENT - FBX_ET_BASE] =
+			"no object of that type in the image",
+		[FBX_ET_NO_MATCH - FBX_ET_BASE] =
+			"no object matches the selector",
+		[FBX_ET_EMPTY_REGION - FBX_ET_BASE] =
+			"the region has no byte in this object",
+		[FBX_ET_BAD_FIELD - FBX_ET_BASE] =
+			"no such field in this object type",
+		[FBX_ET_BAD_REGION - FBX_ET_BASE] =
+			"bad region (covered, csum, any or a field name)",
+		[FBX_ET_BAD_ON - FBX_ET_BASE] = "bad --on (rest, read or write)",
+		[FBX_ET_RESEAL - FBX_ET_BASE] =
+			"cannot recompute the checksum after this change",
+		[FBX_ET_STALE - FBX_ET_BASE] =
+			"the image changed since it was mapped",
+		[FBX_ET_READ_ONLY - FBX_ET_BASE] =
+			"the map was opened read-only",
+		[FBX_ET_SHORT_IO - FBX_ET_BASE] =
+			"short read or write (offset beyond the image?)",
+		[FBX_ET_BAD_BITS - FBX_ET_BASE] =
+			"bad bit count (1 to 4096, at most the region's bits)",
+	};
+	static int init;
+
+	if (code > FBX_ET_BASE &&
+	    code - FBX_ET_BASE < (long)(sizeof(msgs) / sizeof(msgs[0])) &&
+	    msgs[code - FBX_ET_BASE])
+		return msgs[code - FBX_ET_BASE];
+	if (!init) {
+		initialize_ext2_error_table();
+		init = 1;
+	}
+	return error_message(code);
+}
