@@ -168,8 +168,9 @@ static int fill_cells(const struct fb_run *run, struct fb_table *t)
 	}
 	sort_run = run;
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		qsort(t->cells[i].idx, t->cells[i].n, sizeof(size_t),
-		      severity_cmp);
+		if (t->cells[i].n > 1)
+			qsort(t->cells[i].idx, t->cells[i].n, sizeof(size_t),
+			      severity_cmp);
 	return 0;
 }
 

@@ -16,6 +16,7 @@ for tool in xmllint diff; do
 	command -v $tool >/dev/null || { echo "SKIP: $tool not installed (make deps)"; exit 77; }
 done
 [ -x "$cli" ] || { echo "$cli not built (make $cli)"; exit 99; }
+case $cli in /*) ;; *) cli=$PWD/$cli ;; esac
 
 T=$(mktemp -d /tmp/flipbed-report.XXXXXX)
 trap 'rm -rf "$T"' EXIT INT TERM
@@ -92,10 +93,10 @@ n=$("$cli" show 'extent/*@stock/*' --run "$T/run" | grep -c '^extent/')
 mkdir -p "$T/repo/results/runs/20261201-000000"
 cp -r $here/fixture-run "$T/repo/results/runs/20261203-000000"
 touch -d '2026-12-01' "$T/repo/results/runs/20261201-000000"
-(cd "$T/repo" && "$OLDPWD/$cli" show 'mmp/*' | head -1) > "$T/newest.out"
+(cd "$T/repo" && "$cli" show 'mmp/*' | head -1) > "$T/newest.out"
 grep -q '^mmp/flip@stock/rest: pass' "$T/newest.out" || fail "show without --run did not use the newest run"
 ln -s 20261201-000000 "$T/repo/results/runs/latest"
-(cd "$T/repo" && "$OLDPWD/$cli" show 'mmp/*' 2>&1) > "$T/latest.out"
+(cd "$T/repo" && "$cli" show 'mmp/*' 2>&1) > "$T/latest.out"
 grep -q 'results/runs/latest/cases.jsonl' "$T/latest.out" || fail "show did not prefer results/runs/latest"
 
 # --- diff ------------------------------------------------------------------
