@@ -268,8 +268,8 @@ static void print_times(const struct vm_times *t)
 
 	for (int i = 0; i < 5; i++)
 		snprintf(s[i], sizeof(s[i]), v[i] < 0 ? "-" : "%.3f", v[i]);
-	printf("flipbed: times qemu-start %s first-console %s kernel+agent-start %s steps %s reboot %s total %.3f s\n",
-	       s[0], s[1], s[2], s[3], s[4], t->exit);
+	printf("flipbed: times qemu-start %s first-console %s kernel+agent-start %s steps %s reboot %s total %.3f s, qemu cpu %.3f s\n",
+	       s[0], s[1], s[2], s[3], s[4], t->exit, t->cpu);
 }
 
 /* Count the steps; print the unmet ones. Returns the number unmet. */

@@ -146,7 +146,7 @@ int proc_reap(struct proc *p, int wait)
 	if (!p->pid)
 		return 1;
 	do
-		r = waitpid(p->pid, &p->status, wait ? 0 : WNOHANG);
+		r = wait4(p->pid, &p->status, wait ? 0 : WNOHANG, &p->usage);
 	while (r < 0 && errno == EINTR);
 	if (r == 0)
 		return 0;

@@ -10,12 +10,14 @@
 #ifndef FLIPBED_PROC_H
 #define FLIPBED_PROC_H
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct proc {
 	pid_t pid;		/* 0 once reaped */
 	const char *name;	/* for messages: "qemu", "nbdkit" */
 	int status;		/* waitpid status once reaped */
+	struct rusage usage;	/* its CPU time, once reaped */
 };
 
 /* Install the signal handlers and the atexit cleanup; call once, first. */

@@ -52,6 +52,7 @@ struct vm_times {
 	double ready;		/* agent "ready": kernel booted, agent up */
 	double done;		/* agent "done": steps finished */
 	double exit;		/* QEMU exited (or was killed) */
+	double cpu;		/* QEMU's CPU time (user + system), seconds */
 };
 
 struct vm_result {
