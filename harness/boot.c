@@ -21,7 +21,7 @@
 
 #define MAX_STEPS 1024
 #define MAX_RULES 64
-#define TAIL_LINES 40
+#define TAIL_LINES 80
 
 struct rule_at {
 	const char *name, *rule;

@@ -11,7 +11,7 @@ HARNESS_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(HARNESS_SRCS))
 ALL += $(B)/bin/flipbed
 PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps
 TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
-	timeout.sh interrupt.sh rule.sh)
+	timeout.sh interrupt.sh rule.sh panic.sh)
 BENCHES += bench-boot
 
 $(B)/obj/harness/%.o: harness/%.c $(HARNESS_HDRS)

@@ -2,10 +2,11 @@
 # the leftover check. Every test gets a private TMPDIR; flipbed makes its
 # temporary directory there, so that path appears in the command line of
 # every QEMU and nbdkit the test started and finds any that outlived it.
+# FLIPBED=PATH tests another flipbed binary.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 B=$top/build
-FLIPBED=$B/bin/flipbed
+FLIPBED=${FLIPBED:-$B/bin/flipbed}
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
