@@ -3,7 +3,7 @@
 #
 #   make                 build/lib/nbdkit-flipbed-plugin.so, the man page
 #   make check           unit + nbdkit tests twice, 60 s of fuzzing
-#   make fuzz-plugin     fuzz for FLIPBED_FUZZ_SECONDS (default 1800)
+#   make fuzz            fuzz for FLIPBED_FUZZ_SECONDS (default 1800)
 #   make bench-plugin    file plugin vs flipbed, 0 and 10,000 rules
 
 FB := nbd-plugins/flipbed
@@ -91,7 +91,8 @@ $(FB_FUZZER): $(addprefix $(FB)/,$(FB_PURE)) $(FB)/tests/fuzz.c $(FB_HDRS)
 
 $(FB)/tests/plugin-fuzz.sh: $(FB_FUZZER)
 
-.PHONY: fuzz-plugin bench-plugin
+.PHONY: fuzz fuzz-plugin bench-plugin
+fuzz: fuzz-plugin
 fuzz-plugin: $(FB_FUZZER)
 	FLIPBED_FUZZ_SECONDS=$${FLIPBED_FUZZ_SECONDS:-1800} $(FB)/tests/plugin-fuzz.sh
 

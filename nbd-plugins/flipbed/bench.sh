@@ -1,0 +1,125 @@
+#!/bin/bash
+# flipbed plugin benchmark: nbdkit's file plugin vs flipbed on the same
+# 1 GiB image, side by side in one run. Reads: nbdcopy NBD -> null:.
+# Writes: nbdcopy FILE -> NBD (random data, so nothing is turned into
+# zero requests). Each figure is the median of REPS runs, the two servers
+# alternating which goes first; ratio = file time / flipbed time (throughput ratio, >= 1
+# means flipbed is as fast). Then again with 10,000 rules armed that never
+# match: on=write rules during the reads, on=read rules during the writes,
+# spread over the whole disk so every request searches among them.
+# The median CPU seconds each nbdkit spent per run are printed too: on a
+# busy machine they are steadier than wall time.
+#
+# Usage: bench.sh PLUGIN.so   (REPS, SIZE_MB and BENCH_DIR may be set)
+set -eu
+plugin=$(realpath "$1")
+reps=${REPS:-7}
+size_mb=${SIZE_MB:-1024}
+dir=$(mktemp -d "${BENCH_DIR:-/var/tmp}/flipbed-bench.XXXXXX")
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$dir"
+}
+trap cleanup EXIT INT TERM
+
+for t in nbdkit nbdcopy; do
+	command -v $t >/dev/null || { echo "bench-plugin: $t missing (Debian nbdkit, libnbd-bin)"; exit 1; }
+done
+
+echo "bench-plugin: ${size_mb} MiB image in $dir, $reps repetitions, $(nproc) cores"
+head -c $((size_mb << 20)) /dev/urandom > "$dir/src"
+cp "$dir/src" "$dir/image"
+
+nrules=10000
+step=$(((size_mb << 20) / nrules))
+for on in read write; do
+	for ((i = 0; i < nrules; i++)); do
+		echo "on=$on at=$((i * step + 17)) len=8 flip=5"
+	done > "$dir/rules-$on"
+done
+
+# start NAME ARGS...: nbdkit serving on $dir/NAME.sock
+start() {
+	local name=$1; shift
+	rm -f "$dir/$name.sock" "$dir/$name.pid"
+	nbdkit -U "$dir/$name.sock" -P "$dir/$name.pid" "$@"
+	pids+=("$(cat "$dir/$name.pid")")
+}
+stop() {
+	local p
+	p=$(cat "$dir/$1.pid")
+	kill "$p"
+	while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
+}
+
+# cpu NAME: CPU seconds (user + system) the server has used so far
+cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' \
+		"/proc/$(cat "$dir/$1.pid")/stat"
+}
+
+# secs NAME CMD...: wall time of one run; adds the server's CPU time to
+# the file $dir/NAME.cpu
+secs() {
+	local name=$1 s e c0 c1
+	shift
+	c0=$(cpu "$name")
+	s=$(date +%s.%N)
+	"$@"
+	e=$(date +%s.%N)
+	c1=$(cpu "$name")
+	echo "$c1 - $c0" | bc >> "$dir/$name.cpu"
+	echo "$e - $s" | bc
+}
+median() { tr ' ' '\n' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# run LABEL: file.sock vs flipbed.sock, reads then writes
+measure() {
+	local label=$1 op=$2 fr=() br=() i
+	rm -f "$dir/file.cpu" "$dir/flipbed.cpu"
+	local uri_f="nbd+unix:///?socket=$dir/file.sock"
+	local uri_b="nbd+unix:///?socket=$dir/flipbed.sock"
+	# Alternate who goes first, and start every write with no dirty
+	# pages (sync, untimed), so neither server pays for the other's
+	# writeback.
+	for ((i = 0; i < reps; i++)); do
+		if [ "$op" = read ] && ((i % 2)); then
+			br+=("$(secs flipbed nbdcopy "$uri_b" null:)")
+			fr+=("$(secs file nbdcopy "$uri_f" null:)")
+		elif [ "$op" = read ]; then
+			fr+=("$(secs file nbdcopy "$uri_f" null:)")
+			br+=("$(secs flipbed nbdcopy "$uri_b" null:)")
+		elif ((i % 2)); then
+			sync; br+=("$(secs flipbed nbdcopy "$dir/src" "$uri_b")")
+			sync; fr+=("$(secs file nbdcopy "$dir/src" "$uri_f")")
+		else
+			sync; fr+=("$(secs file nbdcopy "$dir/src" "$uri_f")")
+			sync; br+=("$(secs flipbed nbdcopy "$dir/src" "$uri_b")")
+		fi
+	done
+	local f b fc bc
+	f=$(echo "${fr[*]}" | median)
+	b=$(echo "${br[*]}" | median)
+	fc=$(median < "$dir/file.cpu")
+	bc=$(median < "$dir/flipbed.cpu")
+	printf '%-22s %-6s %9.3f %9.3f %8.3f %9.3f %9.3f   wall file: %s  flipbed: %s\n' \
+		"$label" "$op" "$f" "$b" "$(echo "$f / $b" | bc -l)" \
+		"$fc" "$bc" "${fr[*]}" "${br[*]}"
+}
+
+start file file "$dir/image"
+printf '%-22s %-6s %9s %9s %8s %9s %9s\n' rules op "file s" "flipbed s" \
+	ratio "file cpu" "flip cpu"
+start flipbed "$plugin" file="$dir/image"
+nbdcopy "nbd+unix:///?socket=$dir/file.sock" null:	# warm the page cache
+measure "0 rules" read
+measure "0 rules" write
+stop flipbed
+start flipbed "$plugin" file="$dir/image" rules="$dir/rules-write"
+measure "$nrules on=write rules" read
+stop flipbed
+start flipbed "$plugin" file="$dir/image" rules="$dir/rules-read"
+measure "$nrules on=read rules" write
+stop flipbed
+echo "targets: ratio >= 0.97 with 0 rules, >= 0.90 with $nrules rules"
