@@ -318,6 +318,11 @@ errcode_t fbx_object_verify(fbx_map_t m, size_t i,
 		*ret_verdict = FBX_CSUM_NONE;
 		return 0;
 	}
+	/* A pointer that leads outside the filesystem: nothing to check. */
+	if (o->pblk >= ext2fs_blocks_count(m->fs->super)) {
+		*ret_verdict = FBX_CSUM_SKIPPED;
+		return 0;
+	}
 	err = fbx_seal(m, i, NULL, 0, &ok);
 	if (!err)
 		*ret_verdict = ok ? FBX_CSUM_OK : FBX_CSUM_BAD;
