@@ -319,6 +319,8 @@ static int boot(struct boot *b, const char *kernel, const char *initrd,
 		printf("flipbed: serving %s with nbdkit's file plugin (the flipbed plugin is not built)\n",
 		       b->image);
 	if (nbd_start(&b->nbd, &nc, why, sizeof(why))) {
+		if (proc_interrupted())
+			return 128 + proc_interrupted();
 		fprintf(stderr, "flipbed boot: %s\n", why);
 		return EXIT_INFRA;
 	}
@@ -357,7 +359,7 @@ int cmd_boot(int argc, char **argv)
 	    (rc = check_image(b.image)) || (rc = check_built(&b, kernel, initrd, plugin)))
 		return rc;
 	snprintf(dir, sizeof(dir), "%s/flipbed-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (proc_init() || !mkdtemp(dir)) {
+	if (proc_init() < 0 || !mkdtemp(dir)) {
 		fprintf(stderr, "flipbed boot: cannot make a directory %s: %s\n", dir, strerror(errno));
 		return EXIT_INFRA;
 	}

@@ -35,16 +35,29 @@ static void on_signal(int sig)
 int proc_init(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+	static pid_t owner;
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	int fds[2];
 
-	if (pipe2(event_pipe, O_NONBLOCK | O_CLOEXEC))
+	if (owner == getpid())
+		return event_pipe[0];
+	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC))
 		return -1;
+	if (owner) {
+		/* a forked child: leave the parent's pipe to the parent */
+		close(event_pipe[0]);
+		close(event_pipe[1]);
+	} else {
+		atexit(proc_kill_all);
+	}
+	event_pipe[0] = fds[0];
+	event_pipe[1] = fds[1];
+	owner = getpid();
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	atexit(proc_kill_all);
-	return 0;
+	return event_pipe[0];
 }
 
 int proc_events_fd(void)

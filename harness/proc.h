@@ -20,7 +20,12 @@ struct proc {
 	struct rusage usage;	/* its CPU time, once reaped */
 };
 
-/* Install the signal handlers and the atexit cleanup; call once, first. */
+/*
+ * Install the signal handlers and the atexit cleanup, first thing. Returns
+ * proc_events_fd(), or -1. Calling it again returns the same fd, except in
+ * a forked child, which gets an event pipe of its own (so parent and child
+ * do not take each other's wake-ups).
+ */
 int proc_init(void);
 
 /*

@@ -62,7 +62,11 @@ struct vm_result {
 	char why[512];		/* one line for INFRA/TIMEOUT/...: what happened */
 };
 
-/* Boot once. Returns 0 when QEMU ran (see R->end), -1 if it could not start. */
+/*
+ * Boot once (proc_init() must have run). H is required, its members are
+ * optional. Returns 0 when QEMU ran (see R->end), -1 if it could not start
+ * (R->end is VM_END_INFRA, R->why says why).
+ */
 int vm_run(const struct vm_config *c, const struct vm_hooks *h, struct vm_result *r);
 
 /* "clean", "reboot", "infra", "timeout", "interrupted", "aborted". */

@@ -9,6 +9,7 @@ img=$T/img
 mkimage "$img"
 for sig in INT TERM KILL; do
 	echo "=== SIG$sig"
+	: > "$T/log"	# before the background job opens it: grep below needs it
 	"$FLIPBED" boot --kernel stock --image "$img" --timeout 60 --step mount \
 		--step 'sleep 100000' > "$T/log" 2>&1 &
 	pid=$!
