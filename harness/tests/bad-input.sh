@@ -37,7 +37,7 @@ expect2 "kernel 'vanilla': accepted: stock, patched, kasan" boot --kernel vanill
 expect2 "timeout 'soon': accepted: seconds" boot --timeout soon --image "$img"
 expect2 "no step 'wait armed'" boot --image "$img" --step mount --rule-at armed 'on=read at=0 len=1 flip=0'
 expect2 "unknown option" boot --image "$img" --frobnicate
-expect2 "unknown command 'bot'; accepted: boot" bot
+expect2 "unknown command 'bot'; accepted: .*boot" bot
 if [ ! -r "$B/kernel/kasan/vmlinux" ]; then
 	expect2 "kernel variant 'kasan' is not built (.*missing); build it with 'make kasan'" \
 		boot --kernel kasan --image "$img"
