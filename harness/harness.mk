@@ -23,9 +23,14 @@ $(B)/bin/flipbed: $(HARNESS_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^
 
 # Until the scenario matrix exists, the main job is a boot smoke on the
-# patched kernel with a fresh image.
+# patched kernel with a fresh image under build/run/; it prints the step log.
 _run: $(ALL)
-	@harness/tests/boot-smoke.sh patched
+	@mkdir -p $(B)/run
+	@rm -f $(B)/run/smoke.img
+	@mkfs.ext4 -q -F -O metadata_csum,inline_data $(B)/run/smoke.img 64M > /dev/null
+	$(B)/bin/flipbed boot --kernel patched --image $(B)/run/smoke.img --step mount \
+		--step 'write /a 5000' --step 'mkdir /d' --step 'write /d/small 40' \
+		--step 'hash /' --step 'cat /proc/mounts' --step umount
 
 .PHONY: bench-boot
 bench-boot: $(ALL)

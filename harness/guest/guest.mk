@@ -6,7 +6,7 @@ GUEST_HDRS := $(addprefix harness/guest/,agent.h steps.h steps.def)
 GUEST_OBJS := $(patsubst harness/guest/%.c,$(B)/obj/guest/%.o,$(GUEST_SRCS))
 
 ALL += $(B)/guest/initramfs.cpio.gz
-PACKAGES += gcc libc6-dev gzip cpio
+PACKAGES += gcc libc6-dev binutils gzip
 
 $(B)/obj/guest/%.o: harness/guest/%.c $(GUEST_HDRS)
 	@mkdir -p $(@D)

@@ -122,6 +122,8 @@ static long long first_bad(const char *p, off_t off, const unsigned char *buf,
 
 static int op_read(const struct step *s, char *detail, size_t len)
 {
+	/* the pattern is the one of the path the file was written at */
+	const char *key = s->argc > 2 ? s->argv[2] : s->argv[0];
 	char path[STEP_MAX_LINE + 8];
 	unsigned char *buf = malloc(CHUNK), *want = malloc(CHUNK);
 	long long bad = -1;
@@ -147,7 +149,7 @@ static int op_read(const struct step *s, char *detail, size_t len)
 		if (r == 0)
 			break;
 		if (bad < 0)
-			bad = first_bad(s->argv[0], off, buf, r, want);
+			bad = first_bad(key, off, buf, r, want);
 		off += r;
 	}
 	if (rc)
