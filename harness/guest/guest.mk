@@ -6,6 +6,7 @@ GUEST_HDRS := $(addprefix harness/guest/,agent.h steps.h steps.def)
 GUEST_OBJS := $(patsubst harness/guest/%.c,$(B)/obj/guest/%.o,$(GUEST_SRCS))
 
 ALL += $(B)/guest/initramfs.cpio.gz
+TESTS += $(B)/tests/bin/guest/steps-test
 PACKAGES += gcc libc6-dev binutils gzip
 
 $(B)/obj/guest/%.o: harness/guest/%.c $(GUEST_HDRS)
@@ -26,3 +27,7 @@ $(B)/guest/initramfs.cpio.gz: $(B)/guest/agent $(B)/guest/mkcpio
 	strip -o $(B)/guest/init $(B)/guest/agent
 	$(B)/guest/mkcpio $(B)/guest/init | gzip -9n > $@.tmp
 	mv $@.tmp $@
+
+$(B)/tests/bin/guest/steps-test: harness/guest/tests/steps-test.c harness/guest/steps.c $(GUEST_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ harness/guest/tests/steps-test.c harness/guest/steps.c

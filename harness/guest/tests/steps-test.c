@@ -1,0 +1,102 @@
+/*
+ * Unit test of the step parser shared by the agent and the host: what is
+ * accepted, what is refused (with a reason naming what is accepted), and
+ * when a result meets a step's expectation.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../steps.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                     \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
+			printf(__VA_ARGS__);                                 \
+			printf("\n");                                        \
+			failures++;                                          \
+		}                                                            \
+	} while (0)
+
+static void accepts(const char *text, enum step_id id, int argc)
+{
+	struct step s;
+	char why[512] = "";
+
+	CHECK(step_parse(text, &s, why, sizeof(why)) == 0, "'%s' refused: %s", text, why);
+	CHECK(s.id == id, "'%s' parsed as %s", text, step_name(s.id));
+	CHECK(s.argc == argc, "'%s' has %d arguments, expected %d", text, s.argc, argc);
+}
+
+static void refuses(const char *text, const char *reason)
+{
+	struct step s;
+	char why[512] = "";
+
+	CHECK(step_parse(text, &s, why, sizeof(why)) == -1, "'%s' accepted", text);
+	CHECK(strstr(why, reason), "'%s': reason '%s' lacks '%s'", text, why, reason);
+}
+
+static void met(const char *text, const char *result, int want)
+{
+	struct step s;
+	char why[512];
+
+	CHECK(step_parse(text, &s, why, sizeof(why)) == 0, "'%s' refused: %s", text, why);
+	CHECK(step_met(&s, result) == want, "'%s' with result %s: met=%d, expected %d",
+	      text, result, !want, want);
+}
+
+int main(void)
+{
+	accepts("mount", STEP_MOUNT, 0);
+	accepts("mount errors=panic,noload", STEP_MOUNT, 1);
+	accepts("write /a 5000", STEP_WRITE, 2);
+	accepts("write /a 5000 append", STEP_WRITE, 3);
+	accepts("read /f 8192 /c", STEP_READ, 3);
+	accepts("  ls  ", STEP_LS, 0);
+	accepts("drop-caches", STEP_DROP_CACHES, 0);
+	accepts("sleep 0.25", STEP_SLEEP, 1);
+	accepts("cat /proc/mounts", STEP_CAT, 1);
+	accepts("expect EFSBADCRC read /d/small", STEP_READ, 1);
+	accepts("may read /x", STEP_READ, 1);
+
+	refuses("", "empty step");
+	refuses("frobnicate /a", "accepted: mount, umount");
+	refuses("write /a", "usage: write P BYTES");
+	refuses("write /a 5000 sync extra", "wrong number of arguments");
+	refuses("write a 5000", "starting with '/'");
+	refuses("write /a -1", "a byte count");
+	refuses("write /a 2000000000", "a byte count");
+	refuses("write /a 10 fast", "sync, direct or append");
+	refuses("read /d/../../etc/passwd", "no \"..\"");
+	refuses("wait a/b", "a word");
+	refuses("sleep soon", "seconds");
+	refuses("cat proc/mounts", "absolute guest path");
+	refuses("expect ENOPE read /a", "needs an errno name");
+	refuses("expect", "needs an errno name");
+	refuses("may", "names no step");
+
+	met("read /a", "ok", 1);
+	met("read /a", "EIO", 0);
+	met("expect EBADMSG read /a", "EBADMSG", 1);
+	met("expect EFSBADCRC read /a", "EBADMSG", 1);
+	met("expect EFSCORRUPTED read /a", "EUCLEAN", 1);
+	met("expect EBADMSG read /a", "ok", 0);
+	met("expect EBADDATA read /a", "EBADDATA", 1);
+	met("may read /a", "EIO", 1);
+	met("expect-erofs /x", "EROFS", 1);
+	met("expect-erofs /x", "ok", 0);
+	met("expect-erofs /x", "EIO", 0);
+
+	CHECK(!strcmp(errname_canon("EROFS"), "EROFS"), "EROFS is not canonical");
+	CHECK(errname_canon("EFOO") == NULL, "EFOO accepted as an errno name");
+	if (failures) {
+		printf("%d checks failed\n", failures);
+		return 1;
+	}
+	printf("ok: step parser\n");
+	return 0;
+}
