@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@ struct run {
 	int con_fd, agent_fd, events_fd;
 	struct linebuf con, agent;
 	char log[4096];
+	char mem[16], disk[PATH_MAX + 128], chan[PATH_MAX + 64];	/* QEMU arguments */
 	int done;
 };
 
@@ -199,16 +201,16 @@ static int pump(struct run *x, int *fd, struct linebuf *b,
 	return -1;
 }
 
-static void build_argv(struct run *x, char **argv, char *bufs[4])
+static void build_argv(struct run *x, char **argv)
 {
 	const struct vm_config *c = x->c;
 	int i = 0;
 
-	asprintf(&bufs[0], "%d", c->mem_mb);
-	asprintf(&bufs[1], "driver=nbd,server.type=unix,server.path=%s,node-name=disk0,"
-		 "cache.direct=off,cache.no-flush=off", c->disk_sock);
-	asprintf(&bufs[2], "socket,id=agent,path=%s/agent.sock,server=on,wait=on", c->dir);
-	bufs[3] = NULL;
+	snprintf(x->mem, sizeof(x->mem), "%d", c->mem_mb);
+	snprintf(x->disk, sizeof(x->disk), "driver=nbd,server.type=unix,server.path=%s,"
+		 "node-name=disk0,cache.direct=off,cache.no-flush=off", c->disk_sock);
+	snprintf(x->chan, sizeof(x->chan), "socket,id=agent,path=%s/agent.sock,server=on,wait=on",
+		 c->dir);
 	argv[i++] = "qemu-system-x86_64";
 	argv[i++] = "-M";
 	argv[i++] = "microvm,acpi=off";
@@ -219,7 +221,7 @@ static void build_argv(struct run *x, char **argv, char *bufs[4])
 	argv[i++] = "-smp";
 	argv[i++] = "1";
 	argv[i++] = "-m";
-	argv[i++] = bufs[0];
+	argv[i++] = x->mem;
 	argv[i++] = "-nodefaults";
 	argv[i++] = "-no-user-config";
 	argv[i++] = "-display";
@@ -241,13 +243,13 @@ static void build_argv(struct run *x, char **argv, char *bufs[4])
 	argv[i++] = "-serial";
 	argv[i++] = "chardev:con";
 	argv[i++] = "-blockdev";
-	argv[i++] = bufs[1];
+	argv[i++] = x->disk;
 	argv[i++] = "-device";
 	argv[i++] = "virtio-blk-device,drive=disk0";
 	argv[i++] = "-device";
 	argv[i++] = "virtio-serial-device";
 	argv[i++] = "-chardev";
-	argv[i++] = bufs[2];
+	argv[i++] = x->chan;
 	argv[i++] = "-device";
 	argv[i++] = "virtconsole,chardev=agent";
 	argv[i] = NULL;
@@ -255,7 +257,7 @@ static void build_argv(struct run *x, char **argv, char *bufs[4])
 
 static int start_qemu(struct run *x)
 {
-	char *argv[48], *bufs[4] = { NULL };
+	char *argv[48];
 	int out[2], err, rc;
 
 	snprintf(x->log, sizeof(x->log), "%s/qemu.log", x->c->dir);
@@ -264,14 +266,12 @@ static int start_qemu(struct run *x)
 		snprintf(x->r->why, sizeof(x->r->why), "%.400s: %s", x->log, strerror(errno));
 		return -1;
 	}
-	build_argv(x, argv, bufs);
+	build_argv(x, argv);
 	clock_gettime(CLOCK_MONOTONIC, &x->start);
 	rc = proc_spawn(&x->qemu, "qemu", argv, -1, out[1], err);
 	if (rc)
 		snprintf(x->r->why, sizeof(x->r->why), "cannot start %s: %s", argv[0],
 			 strerror(errno));
-	for (int i = 0; bufs[i]; i++)
-		free(bufs[i]);
 	close(out[1]);
 	close(err);
 	x->con_fd = out[0];

@@ -170,6 +170,10 @@ int step_parse(const char *text, struct step *s, char *why, size_t whylen)
 	if (strlen(text) >= sizeof(s->buf))
 		return fail(why, whylen, "step '%.40s...' is longer than %zu characters",
 			    text, sizeof(s->buf) - 1);
+	for (const char *c = text; *c; c++)
+		if ((unsigned char)*c < ' ' && *c != '\t')
+			return fail(why, whylen, "step '%.40s': control character 0x%02x; a step is one line of printable words",
+				    text, (unsigned char)*c);
 	strcpy(s->buf, text);
 	n = split(s, w, STEP_MAX_ARGS + 3);
 	if (n == 0)

@@ -78,6 +78,7 @@ int main(void)
 	refuses("expect ENOPE read /a", "needs an errno name");
 	refuses("expect", "needs an errno name");
 	refuses("may", "names no step");
+	refuses("write /a\n5000", "control character 0x0a");
 
 	met("read /a", "ok", 1);
 	met("read /a", "EIO", 0);
