@@ -15,6 +15,8 @@ enum {
 };
 
 int cmd_boot(int argc, char **argv);
+int cmd_run(int argc, char **argv);	/* run.c */
+int cmd_matrix(int argc, char **argv);	/* run.c */
 
 /* build/, found from the running binary (build/bin/flipbed). */
 const char *build_dir(void);

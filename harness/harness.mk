@@ -3,24 +3,41 @@
 # nbd.c (nbdkit and its control socket) and vm.c (one QEMU boot with the
 # guest agent); the scenario runner reuses the same three.
 
-HARNESS_SRCS := $(addprefix harness/,main.c boot.c proc.c nbd.c vm.c) harness/guest/steps.c
-HARNESS_HDRS := $(addprefix harness/,cmd.h proc.h nbd.h vm.h) \
-	harness/guest/steps.h harness/guest/steps.def
+# The scenario runner (`flipbed run`/`matrix`) adds scenario.c (scenario
+# files, libinih), matrix.c (axes -> cases), image.c (golden images),
+# manifest.c (user data, libext2fs), runcase.c (one case) and run.c (workers,
+# progress, results); it links the corruptor library, the classifier and the
+# report library (harness/tests/classify.mk, harness/tests/report.mk).
+# The report library and the classifier's test come first: their variables
+# are prerequisites below.
+-include harness/tests/report.mk
+-include harness/tests/classify.mk
+
+HARNESS_SRCS := $(addprefix harness/,main.c boot.c proc.c nbd.c vm.c \
+	scenario.c matrix.c vocab.c image.c manifest.c runcase.c run.c \
+	classify.c outcome.c) harness/guest/steps.c harness/guest/pattern.c
+HARNESS_HDRS := $(addprefix harness/,cmd.h proc.h nbd.h vm.h scenario.h \
+	matrix.h vocab.h image.h manifest.h runcase.h classify.h outcome.h \
+	report.h) harness/guest/steps.h harness/guest/steps.def \
+	harness/guest/agent.h $(FBX_HDRS)
 HARNESS_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(HARNESS_SRCS))
+HARNESS_CFLAGS = -Iharness $(FBX_CFLAGS) $(shell $(PKG_CONFIG) --cflags inih jansson)
+HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(shell $(PKG_CONFIG) --libs inih jansson)
 
 ALL += $(B)/bin/flipbed
-PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps
+PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev \
+	libjansson-dev libext2fs-dev
 TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	timeout.sh interrupt.sh rule.sh panic.sh)
 BENCHES += bench-boot
 
 $(B)/obj/harness/%.o: harness/%.c $(HARNESS_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iharness -c $< -o $@
+	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) -c $< -o $@
 
-$(B)/bin/flipbed: $(HARNESS_OBJS)
+$(B)/bin/flipbed: $(HARNESS_OBJS) $(REPORT_LIB) $(FBX_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) -o $@ $(HARNESS_OBJS) $(HARNESS_LIBS)
 
 # Until the scenario matrix exists, the main job is a boot smoke on the
 # patched kernel with a fresh image under build/run/; it prints the step log.
@@ -35,4 +52,3 @@ _run: $(ALL)
 .PHONY: bench-boot
 bench-boot: $(ALL)
 	@harness/bench-boot.sh
--include harness/tests/classify.mk

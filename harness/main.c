@@ -9,12 +9,19 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "report.h"
 
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *help;
 } commands[] = {
+	{ "run", cmd_run, "run scenario files as cases: flipbed run SCENARIO... [--kernel K] [--jobs N] ..." },
+	{ "matrix", cmd_matrix, "run a matrix of cases: flipbed matrix quick|ci|full|FILE.mat [options]" },
+	{ "report", cmd_report, "rebuild a run's reports: flipbed report DIR [--ktap]" },
+	{ "show", cmd_show, "print one case: flipbed show CASE [--run DIR]" },
+	{ "diff", cmd_diff, "cases whose outcome changed: flipbed diff DIR1 DIR2 | DIR --by kernel" },
+	{ "merge", cmd_merge, "combine shard results: flipbed merge OUT DIR..." },
 	{ "boot", cmd_boot, "boot a kernel on an image and run agent steps (flipbed boot --help)" },
 };
 

@@ -43,3 +43,21 @@ NAMES(fsck, fsck_names, FB_FSCK__COUNT)
 NAMES(data, data_names, FB_DATA__COUNT)
 NAMES(verdict, verdict_names, FB_VERDICT__COUNT)
 NAMES(reaction, reaction_names, FB_REACT__COUNT)
+
+bool fb_expect_match(const char *expect, const char *got)
+{
+	size_t n = got ? strlen(got) : 0;
+
+	if (!expect || !strcmp(expect, "any"))
+		return true;
+	if (!got)
+		return false;
+	for (const char *p = expect; *p;) {
+		size_t len = strcspn(p, "|");
+
+		if (len == n && !strncmp(p, got, n))
+			return true;
+		p += len + (p[len] == '|');
+	}
+	return false;
+}

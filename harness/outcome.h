@@ -84,4 +84,11 @@ int fb_fsck_parse(const char *name);
 int fb_data_parse(const char *name);
 int fb_verdict_parse(const char *name);
 
+/*
+ * Does GOT ("csum") satisfy the expectation EXPECT: "any", a name, or names
+ * separated by '|' ("csum|sanity")? A NULL EXPECT is "any"; a NULL GOT
+ * satisfies only "any".
+ */
+bool fb_expect_match(const char *expect, const char *got);
+
 #endif

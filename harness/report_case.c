@@ -142,22 +142,3 @@ const char *fb_case_reason(const struct fb_case *c, char *buf, size_t len)
 			*p = ' ';
 	return buf;
 }
-
-/* EXPECT is "any", one name, or names joined by '|' (RESULTS.md). */
-bool fb_expect_match(const char *expect, const char *got)
-{
-	size_t n = got ? strlen(got) : 0;
-
-	if (!expect || !strcmp(expect, "any"))
-		return true;
-	if (!got)
-		return false;
-	for (const char *p = expect; *p;) {
-		size_t len = strcspn(p, "|");
-
-		if (len == n && !strncmp(p, got, n))
-			return true;
-		p += len + (p[len] == '|');
-	}
-	return false;
-}

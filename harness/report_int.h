@@ -83,9 +83,6 @@ int fb_diff_by(const struct fb_run *run, const char *key, FILE *out);
 /* `flipbed merge`: OUT from the shard runs DIRS; ARGV is recorded in run.json. */
 int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv);
 
-/* Whether GOT is allowed by an expectation: "any", "a", "a|b" (NULL = any). */
-bool fb_expect_match(const char *expect, const char *got);
-
 /* How reports print JSON values: 0.95, not 0.94999999999999996. */
 #define FB_JSON_TEXT (JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(10))
 

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * User data survival: the regular files of an image with their sizes and
+ * content digests, read through libext2fs (inline data, extents and holes
+ * alike), and the comparison of a case's image against its golden one.
+ */
+#ifndef FLIPBED_MANIFEST_H
+#define FLIPBED_MANIFEST_H
+
+#include <stdint.h>
+
+#include "outcome.h"
+
+struct fb_manifest_entry {
+	char *path;		/* "/d/small", as the guest sees it */
+	uint64_t size;
+	uint64_t hash;
+};
+
+struct fb_manifest {
+	struct fb_manifest_entry *v;
+	int n;
+};
+
+/* Every regular file of IMAGE. 0, or -1 with a reason in WHY. */
+int fb_manifest_build(const char *image, struct fb_manifest *ret, char *why, size_t len);
+int fb_manifest_save(const struct fb_manifest *m, const char *file);
+int fb_manifest_load(const char *file, struct fb_manifest *ret);
+void fb_manifest_free(struct fb_manifest *m);
+
+/*
+ * Compare IMAGE's files against M, ignoring paths in SKIP (files the workload
+ * itself changes) and anything below them. RET: intact, lost (missing or
+ * unreadable) or changed (another size or content); DETAIL names the first
+ * file that is not intact.
+ */
+int fb_manifest_compare(const struct fb_manifest *m, const char *image,
+			char *const skip[], int nskip, enum fb_data *ret,
+			char *detail, size_t len);
+
+#endif

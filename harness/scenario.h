@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flipbed scenarios: parse and validate a scenario file (scenarios/DIR/NAME.scn,
+ * INI read with libinih), apply overrides ("section.key=value" from a matrix
+ * axis or --set), and resolve the expectation for one kernel and timing.
+ * The file format is documented in scenarios/README.md.
+ */
+#ifndef FLIPBED_SCENARIO_H
+#define FLIPBED_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One "key = value" line as read, before validation. */
+struct fb_entry {
+	char *section;
+	char *key;
+	char *value;
+	const char *origin;	/* file name, or "--set" / the matrix file */
+	int line;
+};
+
+/* What the host writes into the image before the fault (see README). */
+enum fb_populate_kind {
+	FB_POP_FILE,		/* file PATH BYTES */
+	FB_POP_DIR,		/* dir PATH */
+	FB_POP_FILES,		/* files DIR COUNT BYTES */
+	FB_POP_SPARSE,		/* sparse PATH EXTENTS: every other 4 KiB block */
+	FB_POP_XATTR,		/* xattr PATH NAME BYTES (debugfs ea_set) */
+	FB_POP_DEBUGFS,		/* debugfs COMMAND (debugfs -w, after mkfs) */
+	FB_POP_INDEX,		/* index-dirs: e2fsck -fyD turns big dirs into htrees */
+	FB_POP_JOURNAL,		/* journal write|revoke BLOCK[,BLOCK…]: a committed,
+				   not checkpointed transaction (debugfs jo/jw/jc) */
+};
+
+struct fb_populate {
+	enum fb_populate_kind kind;
+	char *path;
+	char *name;		/* xattr name, the debugfs command, or for
+				   journal "write"/"revoke" */
+	char *blocks;		/* journal: the block list */
+	long long count;	/* files, extents */
+	long long bytes;
+};
+
+enum fb_timing {
+	FB_TIMING_REST,		/* corrupt the image before boot */
+	FB_TIMING_READ,		/* one read returns corrupted bytes (transient) */
+	FB_TIMING_READ_STICKY,	/* every read returns corrupted bytes */
+	FB_TIMING_WRITE,	/* a write stores corrupted bytes */
+	FB_TIMING__COUNT
+};
+
+/* The expectation: each field is "any" or a '|'-separated list of names. */
+struct fb_expect {
+	char *detect;
+	char *reaction;
+	char *fsck;
+	char *data;
+};
+
+struct fb_expect_section {
+	char **quals;		/* kernel names, timing names, "reseal" */
+	int nquals;
+	struct fb_expect fields;
+};
+
+struct fb_scenario {
+	char *file;		/* as given */
+	char *name;		/* path below scenarios/ without .scn */
+	char *shows;
+	char *fixture;		/* scenarios/fixtures/NAME.fix, or NULL */
+	char **groups;
+	int ngroups;
+	char **requires;	/* "kernel:VARIANT" or "program:NAME" */
+	int nrequires;
+	char **kernels;		/* kernels this scenario runs on */
+	int nkernels;
+	unsigned timeout;	/* seconds per boot */
+
+	char *features;		/* mkfs.ext4 -O */
+	char *mkfs_options;	/* extra mkfs.ext4 arguments */
+	char *size;		/* image size, mkfs.ext4 syntax */
+	struct fb_populate *pop;
+	int npop;
+
+	char *type;		/* corruptor object type, or "range" */
+	char *path;		/* selectors: at most one of path, ino, group */
+	long long ino;
+	long long group;
+	long long index;
+	char *region;		/* covered|csum|any|FIELD */
+	unsigned bits;
+	uint64_t seed;
+	bool reseal;
+	long long range_at;	/* type=range: raw byte range */
+	long long range_len;
+
+	enum fb_timing timing;
+	char *arm;		/* wait point where read/write rules are armed, or "boot";
+				   rest faults are always applied before boot */
+	char *action;		/* flip (default), zero, ones, random, eio, drop, misdirect=N */
+	long long count;	/* 0: the timing's default */
+
+	char **steps;
+	int nsteps;
+
+	struct fb_entry *axes;	/* [axes]: values this scenario accepts per axis */
+	int naxes;
+	struct fb_expect_section *expects;
+	int nexpects;
+
+	struct fb_entry *entries;	/* everything read, for re-validation */
+	int nentries;
+};
+
+const char *fb_timing_name(enum fb_timing t);
+int fb_timing_parse(const char *name);
+
+/*
+ * Read FILE into ret_entries. Errors are printed as "file:line: what; accepted"
+ * on stderr. Returns 0, -1 after syntax errors, -2 when FILE cannot be opened.
+ */
+int fb_scenario_read(const char *file, struct fb_entry **ret_entries, int *ret_n);
+
+/*
+ * Load a scenario: read FILE, apply OVERRIDES ("section.key=value", each with
+ * its origin for messages), validate. Returns 0, or -1 after printing every
+ * problem found.
+ */
+int fb_scenario_load(const char *file, const struct fb_entry *overrides,
+		     int noverrides, struct fb_scenario **ret_scn);
+void fb_scenario_free(struct fb_scenario *scn);
+
+/* Does the scenario belong to GROUP? */
+bool fb_scenario_in_group(const struct fb_scenario *scn, const char *group);
+
+/*
+ * The values the scenario accepts for axis KEY ("fault.timing"), as a
+ * space-separated list, or NULL when the scenario does not declare the axis.
+ */
+const char *fb_scenario_axis(const struct fb_scenario *scn, const char *key);
+
+/*
+ * The expectation for KERNEL: [expect] overridden field by field by every
+ * [expect:QUAL…] section whose qualifiers all match (kernel, timing,
+ * "reseal"), fewer qualifiers first. Fields stay "any" when nothing sets them.
+ */
+void fb_scenario_expect(const struct fb_scenario *scn, const char *kernel,
+			struct fb_expect *ret);
+
+
+/* Split a whitespace-separated list into a NULL-terminated array (free with fb_strv_free). */
+char **fb_strv_split(const char *s, int *ret_n);
+void fb_strv_free(char **v);
+
+#endif
