@@ -1,0 +1,46 @@
+#!/bin/sh
+# Patch 0001 for the objects read at mount time: a bad superblock, group
+# descriptor or journal superblock checksum refuses the mount on both
+# kernels; patched says which object failed in the structured line (jbd2's
+# with "JBD2" for "EXT4-fs") and stock only in free text.
+. "$(dirname "$0")/lib.sh"
+kt_require stock patched
+
+# flip IMG OFFSET: flip bit 0 of one byte, in place
+flip() {
+	python3 -c "
+import sys
+f = open(sys.argv[1], 'r+b'); f.seek(int(sys.argv[2])); b = f.read(1)
+f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 1]))" "$1" "$2"
+}
+
+base=$T/base.img
+kt_mkfs "$base"
+jblk=$(kt_bmap "$base" "<8>" 0)
+[ -n "$jblk" ] || { echo "FAIL: no journal block"; exit 1; }
+
+# superblock: s_wtime (offset 0x30) of the primary superblock at byte 1024
+cp "$base" "$T/sb.img"; flip "$T/sb.img" $((1024 + 0x30))
+# group 0's descriptor checksum field
+cp "$base" "$T/gd.img"; kt_debugfs "$T/gd.img" "set_bg 0 checksum 0"
+# journal superblock: s_uuid[0] (offset 0x30) of the journal's first block,
+# once the journal has checksums (mke2fs leaves that to the first mount)
+cp "$base" "$T/js.img"; kt_debugfs "$T/js.img" "jo -c" "jc"
+flip "$T/js.img" $((jblk * 4096 + 0x30))
+
+set -- "sb superblock EXT4-fs - 0 0" "gd group-desc EXT4-fs - 1 0" \
+	"js journal-sb JBD2 8 $jblk -"
+for obj in "$@"; do
+	set -- $obj
+	for v in stock patched; do
+		kt_boot $1-$v $v "$T/$1.img" --step "may mount" >/dev/null
+		kt_has $1-$v "step 1 mount -> ok" && fail "$v: $2: mounted"
+	done
+	line="$3 csum-error (device vda): type=$2 ino=$4 block=$5 group=$6"
+	kt_has $1-patched "$line" && ok "patched: $line" ||
+		{ fail "patched: no '$line'"; grep -F "csum-error" "$T/$1-patched.out"; }
+	kt_has $1-stock "csum-error" && fail "stock: $2: a csum-error line?"
+	echo "stock: $2: $(grep -F 'step 1 ' "$T/$1-stock.out")"
+	echo "patched: $2: $(grep -F 'step 1 ' "$T/$1-patched.out")"
+done
+kt_done

@@ -1,0 +1,79 @@
+# Shared by the kernel/tests/*.sh boot tests (sourced, not run).
+# Each test makes a small ext4 image with mkfs.ext4 + debugfs, corrupts one
+# or more metadata objects, boots it with `flipbed boot` on the stock and the
+# patched kernel, and asserts on the step log and kernel messages.
+# Exit codes follow tests/run: 0 pass, 1 fail, 77 skip (reason last).
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+flipbed=$top/build/bin/flipbed
+T=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-ktest.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+failures=0
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok: $*"; }
+
+# kt_require VARIANT...: the tools and kernels the test boots
+kt_require() {
+	for tool in mkfs.ext4 debugfs e2fsck; do
+		command -v $tool >/dev/null || skip "$tool not installed (e2fsprogs)"
+	done
+	[ -x "$flipbed" ] || skip "$flipbed not built (make build/bin/flipbed)"
+	for v in "$@"; do
+		[ -f "$top/build/kernel/$v/vmlinux" ] ||
+			skip "kernel variant $v not built (make build/kernel/$v/bzImage)"
+	done
+}
+
+# kt_mkfs IMG: 64 MiB, 4 KiB blocks, one group, metadata_csum
+kt_mkfs() {
+	mkfs.ext4 -q -F -b 4096 -O metadata_csum,inline_data,dir_index "$1" 64M
+}
+
+# kt_debugfs IMG CMD...: run debugfs requests, quietly
+kt_debugfs() {
+	img=$1; shift
+	for c in "$@"; do echo "$c"; done | debugfs -w -f - "$img" >/dev/null 2>&1
+}
+
+# kt_stat IMG PATH FIELD-REGEX: one value from debugfs stat
+kt_ino() { debugfs -R "stat $2" "$1" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p'; }
+kt_bmap() { debugfs -R "bmap $2 $3" "$1" 2>/dev/null; }
+kt_itable_block() {
+	debugfs -R "imap $2" "$1" 2>/dev/null | sed -n 's/.*located at block \([0-9]*\),.*/\1/p'
+}
+
+# kt_boot NAME VARIANT IMG [flipbed boot args]: boot a copy of IMG, keep the
+# transcript in $T/NAME.out; the exit status of flipbed boot is in $T/NAME.rc
+kt_boot() {
+	name=$1 variant=$2 img=$3; shift 3
+	cp "$img" "$T/$name.img"
+	"$flipbed" boot --kernel "$variant" --image "$T/$name.img" --timeout 120 \
+		"$@" > "$T/$name.out" 2>&1
+	echo $? > "$T/$name.rc"
+	sed "s/^/    $name| /" "$T/$name.out"
+}
+
+# kt_has NAME FIXED-STRING: the transcript holds that exact text
+kt_has() { grep -qF -- "$2" "$T/$1.out"; }
+# kt_count NAME FIXED-STRING: how many lines hold it
+kt_count() { grep -cF -- "$2" "$T/$1.out"; }
+# kt_csum_line TYPE INO BLOCK GROUP: the structured line of patch 0001
+kt_csum_line() {
+	echo "EXT4-fs csum-error (device vda): type=$1 ino=$2 block=$3 group=$4"
+}
+# kt_sysfs NAME STEP TYPE: the count of TYPE that step STEP (a `cat` of
+# csum_errors or csum_recovered) printed
+kt_sysfs() {
+	sed -n "s/^out $2 $3 \([0-9]*\)\$/\1/p" "$T/$1.out" | head -n 1
+}
+
+kt_done() {
+	if [ $failures -ne 0 ]; then
+		echo "$failures check(s) failed"
+		exit 1
+	fi
+	echo "all checks passed"
+	exit 0
+}
