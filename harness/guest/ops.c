@@ -25,19 +25,46 @@ static void under_mnt(char *out, size_t len, const char *p)
 	snprintf(out, len, "%s%s", MNT, p);
 }
 
+/* Options that are mount(2) flags, not ext4 data, as mount(8) splits them. */
+static const struct {
+	const char *name;
+	unsigned long flag;
+} mount_flags[] = {
+	{ "ro", MS_RDONLY }, { "rw", 0 }, { "noatime", MS_NOATIME },
+	{ "nodiratime", MS_NODIRATIME }, { "relatime", MS_RELATIME },
+	{ "strictatime", MS_STRICTATIME }, { "lazytime", MS_LAZYTIME },
+	{ "sync", MS_SYNCHRONOUS }, { "dirsync", MS_DIRSYNC },
+	{ "nosuid", MS_NOSUID }, { "nodev", MS_NODEV }, { "noexec", MS_NOEXEC },
+};
+
+static int mount_flag(const char *opt, unsigned long *flags)
+{
+	for (size_t i = 0; i < sizeof(mount_flags) / sizeof(mount_flags[0]); i++) {
+		if (!strcmp(opt, mount_flags[i].name)) {
+			*flags |= mount_flags[i].flag;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int op_mount(const struct step *s, char *detail, size_t len)
 {
-	char opts[STEP_MAX_LINE + 32];
-	const char *given = s->argc ? s->argv[0] : NULL;
+	char given[STEP_MAX_LINE], data[STEP_MAX_LINE + 32] = "";
+	unsigned long flags = 0;
 
-	if (!given)
-		snprintf(opts, sizeof(opts), "errors=remount-ro");
-	else if (!strstr(given, "errors="))
-		snprintf(opts, sizeof(opts), "%s,errors=remount-ro", given);
-	else
-		snprintf(opts, sizeof(opts), "%s", given);
-	snprintf(detail, len, "%s", opts);
-	return mount(DISK, MNT, "ext4", 0, opts) ? errno : 0;
+	snprintf(given, sizeof(given), "%s", s->argc ? s->argv[0] : "");
+	for (char *o = strtok(given, ","); o; o = strtok(NULL, ","))
+		if (!mount_flag(o, &flags))
+			snprintf(data + strlen(data), sizeof(data) - strlen(data), "%s%s",
+				 *data ? "," : "", o);
+	/* ext4's own default would be errors=continue: nothing would react */
+	if (!strstr(data, "errors="))
+		snprintf(data + strlen(data), sizeof(data) - strlen(data), "%s%s",
+			 *data ? "," : "", "errors=remount-ro");
+	snprintf(detail, len, "%s%s%s", data, s->argc ? " flags=" : "",
+		 s->argc ? s->argv[0] : "");
+	return mount(DISK, MNT, "ext4", flags, data) ? errno : 0;
 }
 
 static int write_all(int fd, const unsigned char *buf, size_t n)
