@@ -438,9 +438,16 @@ static int op_tree(int n, const struct step *s, int hash, char *detail, size_t l
 	struct tree t = { .n = n, .hash = hash };
 	const char *rel = s->argc ? s->argv[0] : "/";
 	char path[STEP_MAX_LINE + 8];
+	struct stat st;
 
 	under_mnt(path, sizeof(path), rel);
-	tree_walk(&t, path, rel);
+	/* a regular file is a tree of one: read it through (its extent tree too) */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		t.entries = 1;
+		tree_file(&t, path, rel);
+	} else {
+		tree_walk(&t, path, rel);
+	}
 	snprintf(detail, len, "entries=%d failures=%d", t.entries, t.failures);
 	return t.first_err;
 }
