@@ -28,7 +28,7 @@ ALL += $(B)/bin/flipbed
 PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev \
 	libjansson-dev libext2fs-dev
 TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
-	timeout.sh interrupt.sh rule.sh panic.sh)
+	timeout.sh interrupt.sh rule.sh panic.sh infra.sh)
 BENCHES += bench-boot
 
 $(B)/obj/harness/%.o: harness/%.c $(HARNESS_HDRS)

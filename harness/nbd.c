@@ -12,17 +12,22 @@
 
 #include "nbd.h"
 
-/* The last line of FILE, for error messages. */
-static void last_line(const char *file, char *out, size_t len)
+/*
+ * The line of FILE that says why nbdkit failed: its first "error:" line
+ * (a usage hint follows it), else its last line.
+ */
+static void error_line(const char *file, char *out, size_t len)
 {
 	char buf[4096];
 	FILE *f = fopen(file, "r");
+	int found = 0;
 
 	snprintf(out, len, "(no output)");
 	if (!f)
 		return;
-	while (fgets(buf, sizeof(buf), f)) {
+	while (!found && fgets(buf, sizeof(buf), f)) {
 		buf[strcspn(buf, "\n")] = '\0';
+		found = strstr(buf, "error:") != NULL;
 		if (*buf)
 			snprintf(out, len, "%.*s", (int)len - 1, buf);
 	}
@@ -46,7 +51,7 @@ static int failed(struct nbd *n, char *why, size_t len, const char *what)
 {
 	char tail[512];
 
-	last_line(n->log, tail, sizeof(tail));
+	error_line(n->log, tail, sizeof(tail));
 	snprintf(why, len, "nbdkit %s: %s (log %s)", what, tail, n->log);
 	nbd_stop(n);
 	return -1;
