@@ -330,8 +330,12 @@ static enum fb_fsck fsck_all(const char *image, const char *out, json_t *codes)
 	json_object_set_new(codes, "fn", json_integer(first));
 	json_object_set_new(codes, "fy", json_integer(fix));
 	json_object_set_new(codes, "fn2", json_integer(second));
-	/* 8 and above: e2fsck itself failed (operational error, usage, signal) */
-	if (first < 0 || first >= 8 || second < 0 || second >= 8)
+	/*
+	 * -1: e2fsck could not be run at all. Otherwise any status but 0 says
+	 * the filesystem is not clean, 8 included: e2fsck ran and could not
+	 * even open it (a primary superblock with no usable backup).
+	 */
+	if (first < 0 || second < 0)
 		return FB_FSCK_NOT_RUN;
 	if (first == 0)
 		return FB_FSCK_CLEAN;
