@@ -111,7 +111,7 @@
  *   hang            "H exit timeout", "blocked for more than" (hung task),
  *                   "BUG: soft lockup", "BUG: workqueue lockup", RCU stalls
  *   mount-refused   the first "mount" step ended in err
- *   remount-ro      the LAST step whose text contains "write /.flipbed-probe"
+ *   remount-ro      the LAST step whose text contains FB_PROBE_MARK (probe.h)
  *                   ended "err EROFS" ("Remounting filesystem read-only"
  *                   alone proves nothing)
  *   error-continue  an "EXT4-fs error" line and the probe ended ok
@@ -135,6 +135,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "probe.h"
 
 /* printk's longest record is shorter than this (PRINTKRB_RECORD_MAX) */
 #define TEXT_MAX 1024
@@ -606,7 +607,7 @@ static void see_step(struct findings *f, const char *line, size_t len,
 		f->mount = s->ok ? 1 : -1;
 		copy_line(f->mount_line, sizeof(f->mount_line), text, n);
 	}
-	if (memmem(s->text, s->text_len, "write /.flipbed-probe", 21))
+	if (memmem(s->text, s->text_len, FB_PROBE_MARK, strlen(FB_PROBE_MARK)))
 		f->probe = s->ok ? 1 : !strcmp(s->err, "EROFS") ? 2 : -1;
 	if (!s->ok && !strcmp(s->err, "EIO") && !f->eio_line[0])
 		copy_line(f->eio_line, sizeof(f->eio_line), text, n);

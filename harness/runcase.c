@@ -23,11 +23,11 @@
 #include "guest/steps.h"
 #include "manifest.h"
 #include "nbd.h"
+#include "probe.h"
 #include "proc.h"
 #include "runcase.h"
 #include "vm.h"
 
-#define PROBE_STEP "may write /.flipbed-probe 1"
 #define MAX_RULES 64
 
 struct casectx {
@@ -605,7 +605,7 @@ int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 	x.steps = calloc(x.nsteps, sizeof(char *));
 	for (int i = 0; i < c->scn->nsteps; i++)
 		x.steps[i] = c->scn->steps[i];
-	x.steps[x.nsteps - 1] = PROBE_STEP;
+	x.steps[x.nsteps - 1] = FB_PROBE_STEP;
 
 	fb_scenario_expect(c->scn, c->kernel, &e);
 	snprintf(image, sizeof(image), "%s/image.raw", x.dir);

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "classify.h"
+#include "probe.h"
 
 struct golden {
 	const char *path;
@@ -159,8 +160,8 @@ static struct fb_outcome classify(const char *t)
 }
 
 #define READY "A ready\nA step 1 mount -> ok errors=remount-ro\n"
-#define PROBE_OK "A step 9 may write /.flipbed-probe 1 -> ok bytes=1 at=0\n"
-#define PROBE_RO "A step 9 may write /.flipbed-probe 1 -> err EROFS\n"
+#define PROBE_OK "A step 9 " FB_PROBE_STEP " -> ok user.flipbed-probe\n"
+#define PROBE_RO "A step 9 " FB_PROBE_STEP " -> err EROFS\n"
 #define EXIT "A done 1 0\nH exit clean\n"
 #define IGET "EXT4-fs error (device vda): ext4_lookup:1860: inode #12: comm init: iget: checksum invalid"
 
@@ -236,7 +237,7 @@ static void test_probe_last(void **state)
 
 	assert_int_equal(o.reaction, FB_REACT_ERROR_CONTINUE);
 	o = classify(READY "C " IGET "\n"
-		     "A step 9 may write /.flipbed-probe 1 -> err EIO\n" EXIT);
+		     "A step 9 " FB_PROBE_STEP " -> err EIO\n" EXIT);
 	assert_int_equal(o.reaction, FB_REACT_NONE);
 	assert_int_equal(o.detect, FB_DETECT_CSUM);
 }

@@ -39,7 +39,7 @@ dbg() { debugfs -R "$1" "$2" 2>/dev/null; }
 extent_block() { dbg 'stat /frag' "$1" | sed -n 's/.*(ETB0):\([0-9]*\).*/\1/p'; }
 dir_block() { dbg 'blocks /d2' "$1" | awk '{print $1}'; }
 data_block() { dbg 'stat /frag' "$1" | sed -n 's/.*, (0):\([0-9]*\).*/\1/p'; }
-probe="may write /.flipbed-probe 1"
+probe="may setxattr / user.flipbed-probe 1"	# harness/probe.h FB_PROBE_STEP
 
 # Boot IMG with KERNEL, the remaining arguments are flipbed boot's; the
 # transcript goes to stdout.
