@@ -42,6 +42,7 @@ struct run_args {
 	bool keep;
 	bool verbose;
 	bool ktap;
+	bool list;
 	char kernels[256];
 };
 
@@ -74,7 +75,8 @@ static void usage(FILE *f, const char *cmd)
 "  --out DIR        run directory (default results/runs/<UTC time>)\n"
 "  --keep           keep every case image (default: only failed and infra ones)\n"
 "  --ktap           print KTAP results on stdout at the end\n"
-"  --verbose        stream every console and agent line to stderr\n",
+"  --verbose        stream every console and agent line to stderr\n"
+"  --list           print the cases (name, then the repro command) and run nothing\n",
 		cmd, !strcmp(cmd, "matrix") ? "NAME" : "SCENARIO...");
 }
 
@@ -93,6 +95,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "keep", no_argument, NULL, 'K' },
 		{ "ktap", no_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -163,6 +166,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case 'v':
 			a->verbose = true;
+			break;
+		case 'l':
+			a->list = true;
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
@@ -505,6 +511,15 @@ static int run_main(int argc, char **argv, const char *matrix)
 	if (!cases.n) {
 		fprintf(stderr, "flipbed: no case to run (check --group, --filter, --kernel, --shard)\n");
 		return EXIT_BADINPUT;
+	}
+	if (a.list) {
+		for (int i = 0; i < cases.n; i++) {
+			char *repro = fb_case_repro(&cases.v[i]);
+			printf("%s\t%s\n", cases.v[i].name, repro);
+			free(repro);
+		}
+		fb_case_specs_free(&cases);
+		return EXIT_MET;
 	}
 	if (check_built(&cases) < 0)
 		return EXIT_BADINPUT;
