@@ -2,5 +2,12 @@
 # Each boots the stock and the patched kernel on a corrupted image and shows
 # the difference the series claims; see kernel/README.md.
 TESTS += kernel/tests/csum-report.sh kernel/tests/emergency-ro.sh \
-	kernel/tests/csum-retry.sh kernel/tests/csum-mount.sh
+	kernel/tests/csum-retry.sh kernel/tests/csum-mount.sh \
+	kernel/tests/csum-first.sh
 PACKAGES += e2fsprogs python3
+
+# Create/unlink 10000 files on stock, patched and patched+csum_retry.
+BENCHES += bench-kernel
+.PHONY: bench-kernel
+bench-kernel: $(B)/kernel/stock/bzImage $(B)/kernel/patched/bzImage $(B)/bin/flipbed
+	@kernel/tests/bench-kernel.sh
