@@ -8,7 +8,7 @@
 # Linking the library: $(FBX_CFLAGS) to compile, $(FBX_LIBS) to link.
 
 FBX := corruptor
-FBX_SRCS := map.c journal.c seal.c fields.c pick.c records.c
+FBX_SRCS := map.c buf.c journal.c seal.c fields.c pick.c records.c
 FBX_HDRS := $(FBX)/flipbed-ext4.h $(FBX)/fbx-int.h
 FBX_OBJS := $(patsubst %.c,$(B)/obj/$(FBX)/%.o,$(FBX_SRCS))
 FBX_LIB := $(B)/lib/libflipbed-ext4.a

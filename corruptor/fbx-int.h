@@ -7,6 +7,12 @@
 
 #include "flipbed-ext4.h"
 
+/* A growable buffer in 2 MiB pages (buf.c): new bytes read as zero. */
+struct fbx_buf {
+	char *p;
+	size_t size;
+};
+
 /* The live part of the jbd2 log, as found by journal.c. */
 struct fbx_journal {
 	int present;		/* a valid jbd2 superblock was found */
@@ -30,18 +36,27 @@ struct fbx_map {
 	unsigned isize;		/* inode size */
 	ext2_ino_t ninodes;
 
-	struct fbx_object *obj;
+	struct fbx_object *obj;	/* in objbuf */
 	size_t n, cap;
+	struct fbx_buf objbuf;
 
-	char **paths;		/* by inode number; NULL when unknown */
+	/* By inode number, each in its own buf: */
+	size_t *path_at;	/* 1 + offset of its path in pathbuf; 0: unknown */
 	uint16_t *imode;	/* i_mode of every mapped inode */
-	size_t *inode_rec;	/* by inode number: its FBX_INODE record */
+	size_t *inode_rec;	/* its FBX_INODE record */
+	struct fbx_buf path_atbuf, imodebuf, inode_recbuf;
+	struct fbx_buf pathbuf;	/* the paths, NUL-terminated */
+	size_t pathlen;
 	size_t *gd_rec;		/* by group: its FBX_GROUP_DESC record */
 	size_t sb_rec;
 
 	struct fbx_journal j;
 	char explain[512];
 };
+
+/* buf.c: the buffer holds at least NEED bytes; returns b->p. */
+void *fbx_buf_reserve(struct fbx_buf *b, size_t need);
+void fbx_buf_free(struct fbx_buf *b);
 
 /* map.c */
 size_t fbx_add(struct fbx_map *m, enum fbx_type type);

@@ -59,13 +59,9 @@ size_t fbx_add(struct fbx_map *m, enum fbx_type type)
 	struct fbx_object *o;
 
 	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 1024;
-		struct fbx_object *n = realloc(m->obj, cap * sizeof(*n));
-
-		if (!n)
-			abort();
-		m->obj = n;
-		m->cap = cap;
+		m->obj = fbx_buf_reserve(&m->objbuf,
+					 (m->n + 1) * sizeof(*m->obj));
+		m->cap = m->objbuf.size / sizeof(*m->obj);
 	}
 	o = &m->obj[m->n];
 	memset(o, 0, sizeof(*o));
@@ -535,11 +531,10 @@ static void map_inodes(struct builder *b)
 	ext2_filsys fs = m->fs;
 	unsigned ipg = EXT2_INODES_PER_GROUP(fs->super);
 	int gdcsum = ext2fs_has_group_desc_csum(fs);
-	char *buf = malloc((size_t)ipg * m->isize);
+	struct fbx_buf itable = { NULL, 0 };
+	char *buf = fbx_buf_reserve(&itable, (size_t)ipg * m->isize);
 	dgrp_t g;
 
-	if (!buf)
-		abort();
 	for (g = 0; g < fs->group_desc_count; g++) {
 		blk64_t it = ext2fs_inode_table_loc(fs, g);
 		unsigned n = ipg, i;
@@ -567,7 +562,7 @@ static void map_inodes(struct builder *b)
 				      (struct ext2_inode_large *)raw);
 		}
 	}
-	free(buf);
+	fbx_buf_free(&itable);
 }
 
 /* Logical block LBLK of the directory whose blocks are DB[0..N). */
@@ -701,25 +696,44 @@ struct walk {
 	ext2_ino_t dir;
 };
 
+static const char *ino_path(struct fbx_map *m, ext2_ino_t ino)
+{
+	return m->path_at[ino] ? m->pathbuf.p + m->path_at[ino] - 1 : NULL;
+}
+
+/* Append "DIR/NAME" (NAME ends at a NUL byte, if any) as the path of C. */
+static void set_path(struct fbx_map *m, ext2_ino_t c, ext2_ino_t dir,
+		     const char *name, int len)
+{
+	size_t at = m->path_at[dir] - 1, plen = strlen(m->pathbuf.p + at);
+	size_t nlen = strnlen(name, len);
+	char *p;
+
+	if (plen == 1)		/* the root: "/name", not "//name" */
+		plen = 0;
+	p = fbx_buf_reserve(&m->pathbuf, m->pathlen + plen + nlen + 2);
+	memcpy(p + m->pathlen, p + at, plen);
+	p[m->pathlen + plen] = '/';
+	memcpy(p + m->pathlen + plen + 1, name, nlen);
+	p[m->pathlen + plen + 1 + nlen] = 0;
+	m->path_at[c] = m->pathlen + 1;
+	m->pathlen += plen + nlen + 2;
+}
+
 static int walk_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d,
 		   int offset, int blocksize, char *buf, void *priv)
 {
 	struct walk *w = priv;
 	struct fbx_map *m = w->m;
 	int len = ext2fs_dirent_name_len(d);
-	const char *pp = m->paths[w->dir];
 	ext2_ino_t c = d->inode;
-	char *p;
 
-	if (!c || c > m->fs->super->s_inodes_count || m->paths[c])
+	if (!c || c > m->fs->super->s_inodes_count || m->path_at[c])
 		return 0;
 	if ((len == 1 && d->name[0] == '.') ||
 	    (len == 2 && d->name[0] == '.' && d->name[1] == '.'))
 		return 0;
-	if (asprintf(&p, "%s/%.*s", strcmp(pp, "/") ? pp : "", len,
-		     d->name) < 0)
-		abort();
-	m->paths[c] = p;
+	set_path(m, c, w->dir, d->name, len);
 	if (LINUX_S_ISDIR(m->imode[c])) {
 		if (w->qn == w->qcap) {
 			w->qcap = w->qcap ? w->qcap * 2 : 256;
@@ -739,9 +753,9 @@ static void map_paths(struct fbx_map *m)
 	struct walk w = { m, NULL, 0, 0, 0 };
 	size_t k;
 
-	m->paths[EXT2_ROOT_INO] = strdup("/");
-	if (!m->paths[EXT2_ROOT_INO])
-		abort();
+	strcpy(fbx_buf_reserve(&m->pathbuf, 2), "/");
+	m->pathlen = 2;
+	m->path_at[EXT2_ROOT_INO] = 1;
 	w.queue = malloc(256 * sizeof(*w.queue));
 	if (!w.queue)
 		abort();
@@ -754,7 +768,7 @@ static void map_paths(struct fbx_map *m)
 	free(w.queue);
 	for (k = 0; k < m->n; k++)
 		if (m->obj[k].ino)
-			m->obj[k].path = m->paths[m->obj[k].ino];
+			m->obj[k].path = ino_path(m, m->obj[k].ino);
 }
 
 static void map_mmp(struct fbx_map *m)
@@ -836,11 +850,12 @@ errcode_t fbx_map_open(const char *image, int flags, fbx_map_t *ret_map)
 		m->fs->inode_map = NULL;
 	}
 	ninodes = m->ninodes = m->fs->super->s_inodes_count;
-	m->paths = calloc(ninodes + 1, sizeof(*m->paths));
-	m->imode = calloc(ninodes + 1, sizeof(*m->imode));
-	m->inode_rec = calloc(ninodes + 1, sizeof(*m->inode_rec));
-	if (!m->paths || !m->imode || !m->inode_rec)
-		abort();
+	m->path_at = fbx_buf_reserve(&m->path_atbuf,
+				     (ninodes + 1) * sizeof(*m->path_at));
+	m->imode = fbx_buf_reserve(&m->imodebuf,
+				   (ninodes + 1) * sizeof(*m->imode));
+	m->inode_rec = fbx_buf_reserve(&m->inode_recbuf,
+				       (ninodes + 1) * sizeof(*m->inode_rec));
 
 	map_superblocks(m);
 	map_group_descs(m);
@@ -860,23 +875,19 @@ errcode_t fbx_map_open(const char *image, int flags, fbx_map_t *ret_map)
 
 void fbx_map_close(fbx_map_t m)
 {
-	ext2_ino_t k;
-
 	if (!m)
 		return;
-	if (m->paths)
-		for (k = 0; k <= m->ninodes; k++)
-			free(m->paths[k]);
 	if (m->fs)
 		ext2fs_close_free(&m->fs);
 	if (m->fd >= 0)
 		close(m->fd);
-	free(m->paths);
-	free(m->imode);
-	free(m->inode_rec);
+	fbx_buf_free(&m->path_atbuf);
+	fbx_buf_free(&m->imodebuf);
+	fbx_buf_free(&m->inode_recbuf);
+	fbx_buf_free(&m->pathbuf);
 	free(m->gd_rec);
 	free(m->j.blocks);
-	free(m->obj);
+	fbx_buf_free(&m->objbuf);
 	free(m->image);
 	free(m);
 }
