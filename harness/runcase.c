@@ -658,12 +658,15 @@ int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 		set_infra(&x, "golden image %s changed during the case", g->path);
 	if (x.infra[0] && !out.infra[0])
 		snprintf(out.infra, sizeof(out.infra), "%s", x.infra);
-	if (out.infra[0])
-		verdict = FB_VERDICT_INFRA;
-	else
-		verdict = judge(&out, &e, mismatch);
+	verdict = out.infra[0] ? FB_VERDICT_INFRA : judge(&out, &e, mismatch);
 
 record:
+	/* every early exit above set x.infra: it must never read as a pass */
+	if (x.infra[0] && verdict != FB_VERDICT_SKIP) {
+		if (!out.infra[0])
+			snprintf(out.infra, sizeof(out.infra), "%s", x.infra);
+		verdict = FB_VERDICT_INFRA;
+	}
 	if (x.transcript)
 		fclose(x.transcript);
 	repro = fb_case_repro(c);

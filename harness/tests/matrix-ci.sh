@@ -1,0 +1,28 @@
+#!/bin/sh
+# The regression matrix (scenarios/matrix/ci.mat) on both kernels, booted for
+# real: every case must meet its expectation (flipbed exits 0), and every
+# object type the corruptor knows must have at least one case on each kernel
+# ("every object type gets a case" is checked, not assumed).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+flipbed=$top/build/bin/flipbed
+out=$top/build/tests/matrix-ci
+for k in stock patched; do
+	[ -r "$top/build/kernel/$k/vmlinux" ] || { echo "kernel $k is not built (make)"; exit 77; }
+done
+rm -rf "$out"
+"$flipbed" matrix ci --jobs "$(nproc)" --out "$out" --ktap
+rc=$?
+echo "flipbed matrix ci: exit $rc (results: $out)"
+missing=0
+for t in $("$flipbed" run "$here/scenario-errors/03-unknown-type.scn" --list 2>&1 |
+	sed -n 's/.*accepted: range, //p' | tr -d ','); do
+	for k in stock patched; do
+		if ! grep -q "\"kernel\":\"$k\".*\"target\":{[^}]*\"type\":\"$t\"" "$out/cases.jsonl"; then
+			echo "no case of type $t on kernel $k"
+			missing=1
+		fi
+	done
+done
+[ $rc -eq 0 ] && [ $missing -eq 0 ]
