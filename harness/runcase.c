@@ -207,6 +207,11 @@ static int make_rules(struct casectx *x, const char *image)
 	const struct fb_scenario *s = x->s;
 	char count[32], action[96];
 
+	if (!strcmp(s->type, "none")) {
+		/* no fault: the workload and e2fsck alone (a control case) */
+		x->target = json_pack("{s:s}", "type", "none");
+		return 0;
+	}
 	if (strcmp(s->type, "range"))
 		return object_rules(x, image);
 	count_words(s, count, sizeof(count));

@@ -459,8 +459,9 @@ static void set_target_key(struct ctx *c, const struct fb_entry *e)
 	bool b;
 
 	if (!strcmp(e->key, "type")) {
-		if (strcmp(e->value, "range") && !fb_vocab_type_known(e->value))
-			bad(c, e, "type = %s: unknown object type; accepted: range, %s",
+		if (strcmp(e->value, "range") && strcmp(e->value, "none") &&
+		    !fb_vocab_type_known(e->value))
+			bad(c, e, "type = %s: unknown object type; accepted: none, range, %s",
 			    e->value, fb_vocab_type_list());
 		set_str(&s->type, e->value);
 	} else if (!strcmp(e->key, "path")) {
@@ -612,7 +613,8 @@ static void check_whole(struct ctx *c)
 	if (!s->ngroups)
 		bad(c, NULL, "[scenario] groups = …: missing; name at least one group (quick, csum, inline, bigalloc, journal, slow, …)");
 	if (!s->type)
-		bad(c, NULL, "[target] type = …: missing; accepted: range, %s", fb_vocab_type_list());
+		bad(c, NULL, "[target] type = …: missing; accepted: none (no fault: a workload check), range, %s",
+		    fb_vocab_type_list());
 	if (selectors > 1)
 		bad(c, NULL, "[target]: give at most one of path, ino, group");
 	if (s->type && !strcmp(s->type, "range") && !s->range_len)
