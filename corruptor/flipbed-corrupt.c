@@ -219,11 +219,12 @@ static void big_stdout_buffer(void)
 
 static int cmd_map(fbx_map_t m, const struct args *a)
 {
-	size_t i, n = fbx_map_count(m);
+	errcode_t err;
 
 	big_stdout_buffer();
-	for (i = 0; i < n; i++)
-		print_obj(m, i, a->json, stdout);
+	err = fbx_map_print(m, a->json ? FBX_FMT_JSON : FBX_FMT_TEXT, stdout);
+	if (err)
+		die("printing the map: %s", fbx_error_message(err));
 	return 0;
 }
 

@@ -161,30 +161,34 @@ static const char *note_of(const struct fbx_object *o)
 /*
  * A text record is built in a buffer with these, not with fprintf: map of
  * the bench image prints 150,000 records (25 MB), and vfprintf took 65 ms
- * of it, more than mapping. Appended pieces are short and bounded.
+ * of it, more than mapping. Each returns the end of what it wrote.
  */
-struct line {
-	char *p;
-	char buf[1024];		/* > the longest record without its path */
-};
+#define TEXT_MAX 1024	/* > the longest text record without its path */
 
-static void put_s(struct line *l, const char *s)
+static char *put_s(char *p, const char *s)
 {
 	size_t n = strlen(s);
 
-	memcpy(l->p, s, n);
-	l->p += n;
+	memcpy(p, s, n);
+	return p + n;
 }
 
-static void put_u(struct line *l, uint64_t v)
+/* Digits are written in place, backwards: no variable-length memcpy. */
+static char *put_u(char *p, uint64_t v)
 {
 	static const char pairs[] =
 		"00010203040506070809101112131415161718192021222324"
 		"25262728293031323334353637383940414243444546474849"
 		"50515253545556575859606162636465666768697071727374"
 		"75767778798081828384858687888990919293949596979899";
-	char d[20], *e = d + sizeof(d), *q = e;
+	uint64_t t = v;
+	char *e = p + 1, *q;
 
+	while (t >= 10) {
+		t /= 10;
+		e++;
+	}
+	q = e;
 	while (v >= 100) {
 		q -= 2;
 		memcpy(q, pairs + (v % 100) * 2, 2);
@@ -196,88 +200,107 @@ static void put_u(struct line *l, uint64_t v)
 	} else {
 		*--q = '0' + v;
 	}
-	memcpy(l->p, q, e - q);
-	l->p += e - q;
+	return e;
 }
 
-static void put_x(struct line *l, uint64_t v)
+static char *put_x(char *p, uint64_t v)
 {
-	char d[16], *e = d + sizeof(d), *q = e;
+	char *e = p + 2 + (67 - __builtin_clzll(v | 1)) / 4;
+	char *q = e;
 
+	*p = '0';
+	p[1] = 'x';
 	do {
 		*--q = "0123456789abcdef"[v & 15];
 		v >>= 4;
 	} while (v);
-	*l->p++ = '0';
-	*l->p++ = 'x';
-	memcpy(l->p, q, e - q);
-	l->p += e - q;
+	return e;
 }
 
-static void put_range(struct line *l, const char *key, uint64_t off,
-		      const char *lkey, uint64_t len)
+static char *put_range(char *p, const char *key, uint64_t off,
+		       const char *lkey, uint64_t len)
 {
-	put_s(l, key);
-	put_x(l, off);
-	put_s(l, lkey);
-	put_u(l, len);
+	return put_u(put_s(put_x(put_s(p, key), off), lkey), len);
 }
 
-static void flush_line(struct line *l, FILE *out)
-{
-	fwrite(l->buf, 1, l->p - l->buf, out);
-	l->p = l->buf;
-}
-
-static void print_text(fbx_map_t m, size_t i, FILE *out)
+/* Text record I at P, which has room for TEXT_MAX + its path's length. */
+static char *format_text(fbx_map_t m, size_t i, char *p)
 {
 	const struct fbx_object *o = &m->obj[i];
 	const char *note = note_of(o);
-	struct line l = { .p = l.buf };
 	unsigned k;
 
-	put_s(&l, fbx_type_name(o->type));
-	put_s(&l, " id=");
-	put_u(&l, i);
-	if (o->group >= 0) {
-		put_s(&l, " group=");
-		put_u(&l, o->group);
-	}
-	if (o->ino) {
-		put_s(&l, " ino=");
-		put_u(&l, o->ino);
-	}
-	if (o->path) {
-		put_s(&l, " path=");
-		flush_line(&l, out);
-		fputs(o->path, out);
-	}
-	if (o->lblk >= 0) {
-		put_s(&l, " lblk=");
-		put_u(&l, o->lblk);
-	}
-	put_s(&l, " pblk=");
-	put_u(&l, o->pblk);
-	put_range(&l, " offset=", o->offset, " length=", o->length);
+	p = put_u(put_s(put_s(p, fbx_type_name(o->type)), " id="), i);
+	if (o->group >= 0)
+		p = put_u(put_s(p, " group="), o->group);
+	if (o->ino)
+		p = put_u(put_s(p, " ino="), o->ino);
+	if (o->path)
+		p = put_s(put_s(p, " path="), o->path);
+	if (o->lblk >= 0)
+		p = put_u(put_s(p, " lblk="), o->lblk);
+	p = put_u(put_s(p, " pblk="), o->pblk);
+	p = put_range(p, " offset=", o->offset, " length=", o->length);
 	if (o->ncsum)
-		put_range(&l, " csum_offset=", o->csum[0].off, " csum_len=",
-			  o->csum[0].len);
+		p = put_range(p, " csum_offset=", o->csum[0].off,
+			      " csum_len=", o->csum[0].len);
 	if (o->ncsum > 1)
-		put_range(&l, " csum_hi_offset=", o->csum[1].off,
-			  " csum_hi_len=", o->csum[1].len);
+		p = put_range(p, " csum_hi_offset=", o->csum[1].off,
+			      " csum_hi_len=", o->csum[1].len);
 	for (k = 0; k < o->ncovered; k++)
-		put_range(&l, k ? "," : " covered=", o->covered[k].off, "+",
-			  o->covered[k].len);
-	if (note) {
-		put_s(&l, " note=");
-		put_s(&l, note);
+		p = put_range(p, k ? "," : " covered=", o->covered[k].off, "+",
+			      o->covered[k].len);
+	if (note)
+		p = put_s(put_s(p, " note="), note);
+	if (o->type >= FBX_JOURNAL_DESCRIPTOR && o->type <= FBX_JOURNAL_DATA)
+		p = put_u(put_s(p, " seq="), o->jseq);
+	*p++ = '\n';
+	return p;
+}
+
+static size_t text_room(fbx_map_t m, size_t i)
+{
+	return TEXT_MAX + (m->obj[i].path ? strlen(m->obj[i].path) : 0);
+}
+
+static errcode_t print_text(fbx_map_t m, size_t i, FILE *out)
+{
+	char small[TEXT_MAX + 256];
+	size_t room = text_room(m, i);
+	char *buf = room <= sizeof(small) ? small : malloc(room);
+
+	if (!buf)
+		return ENOMEM;
+	fwrite(buf, 1, format_text(m, i, buf) - buf, out);
+	if (buf != small)
+		free(buf);
+	return 0;
+}
+
+/* Every record as text, in 64 KiB writes (see format_text). */
+static errcode_t print_all_text(fbx_map_t m, FILE *out)
+{
+	enum { CHUNK = 1 << 16 };
+	char *buf = malloc(CHUNK), *p = buf;
+	errcode_t err = 0;
+	size_t i, room;
+
+	if (!buf)
+		return ENOMEM;
+	for (i = 0; i < m->n && !err; i++) {
+		room = text_room(m, i);
+		if ((size_t)(p - buf) + room > CHUNK) {
+			fwrite(buf, 1, p - buf, out);
+			p = buf;
+		}
+		if (room > CHUNK)
+			err = print_text(m, i, out);
+		else
+			p = format_text(m, i, p);
 	}
-	if (o->type >= FBX_JOURNAL_DESCRIPTOR && o->type <= FBX_JOURNAL_DATA) {
-		put_s(&l, " seq=");
-		put_u(&l, o->jseq);
-	}
-	*l.p++ = '\n';
-	flush_line(&l, out);
+	fwrite(buf, 1, p - buf, out);
+	free(buf);
+	return err;
 }
 
 static errcode_t print_json(fbx_map_t m, size_t i, FILE *out)
@@ -336,8 +359,19 @@ errcode_t fbx_object_print(fbx_map_t m, size_t i, enum fbx_format fmt,
 		return EINVAL;
 	if (fmt == FBX_FMT_JSON)
 		return print_json(m, i, out);
-	print_text(m, i, out);
-	return 0;
+	return print_text(m, i, out);
+}
+
+errcode_t fbx_map_print(fbx_map_t m, enum fbx_format fmt, FILE *out)
+{
+	errcode_t err = 0;
+	size_t i;
+
+	if (fmt == FBX_FMT_TEXT)
+		return print_all_text(m, out);
+	for (i = 0; i < m->n && !err; i++)
+		err = print_json(m, i, out);
+	return err;
 }
 
 const char *fbx_error_message(errcode_t code)
