@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -489,6 +492,114 @@ static int op_truncate(const struct step *s)
 	return truncate(path, strtoll(s->argv[1], NULL, 10)) ? errno : 0;
 }
 
+/* Open P under the mount point with FLAGS; the first two numbers of S. */
+static int open_range(const struct step *s, int flags, off_t *off, size_t *n)
+{
+	char path[STEP_MAX_LINE + 8];
+
+	under_mnt(path, sizeof(path), s->argv[0]);
+	*off = strtoll(s->argv[1], NULL, 10);
+	*n = strtoull(s->argv[2], NULL, 10);
+	return open(path, flags | O_CLOEXEC, 0644);
+}
+
+static int op_pwrite(const struct step *s, char *detail, size_t len)
+{
+	off_t off;
+	size_t n;
+	int fd = open_range(s, O_WRONLY | O_CREAT, &off, &n), rc;
+
+	if (fd < 0)
+		return errno;
+	rc = lseek(fd, off, SEEK_SET) < 0 ? errno : write_pattern(fd, s->argv[0], off, n);
+	if (close(fd) && !rc)
+		rc = errno;
+	if (!rc)
+		snprintf(detail, len, "bytes=%zu at=%lld", n, (long long)off);
+	return rc;
+}
+
+/*
+ * Read N bytes at OFF of P and compare them with P's pattern, or with zeros
+ * when ZERO: a hole, a punched or an unwritten range reads as zeros.
+ */
+static int op_check_range(const struct step *s, int zero, char *detail, size_t len)
+{
+	unsigned char *buf = malloc(CHUNK), *want = malloc(CHUNK);
+	off_t off, at;
+	size_t n;
+	int fd = open_range(s, O_RDONLY, &off, &n), rc = 0;
+
+	if (!buf || !want || fd < 0) {
+		rc = fd < 0 ? errno : ENOMEM;
+		goto out;
+	}
+	for (at = off; at < off + (off_t)n && !rc;) {
+		size_t c = off + n - at < CHUNK ? off + n - at : CHUNK;
+		ssize_t r = pread(fd, buf, c, at);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? errno : EBADDATA;
+			snprintf(detail, len, "%s at %lld", r < 0 ? "read error" : "end of file",
+				 (long long)at);
+			break;
+		}
+		if (zero)
+			memset(want, 0, r);
+		else
+			pattern_fill(s->argv[0], at, want, r);
+		for (ssize_t i = 0; i < r && !rc; i++) {
+			if (buf[i] != want[i]) {
+				rc = EBADDATA;
+				snprintf(detail, len, "first bad byte at %lld", (long long)at + i);
+			}
+		}
+		at += r;
+	}
+	if (!rc)
+		snprintf(detail, len, "bytes=%zu at=%lld", n, (long long)off);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(want);
+	return rc;
+}
+
+/* fallocate(1) creates a missing file; punching one is an error. */
+static int op_fallocate(const struct step *s, int mode)
+{
+	off_t off;
+	size_t n;
+	int fd = open_range(s, mode ? O_WRONLY : O_WRONLY | O_CREAT, &off, &n), rc;
+
+	if (fd < 0)
+		return errno;
+	rc = fallocate(fd, mode, off, n) ? errno : 0;
+	close(fd);
+	return rc;
+}
+
+/* Whether P is stored in its inode: the flag lsattr shows as N. */
+static int op_inline(const struct step *s, char *detail, size_t len)
+{
+	char path[STEP_MAX_LINE + 8];
+	int fd, flags = 0, rc;
+
+	under_mnt(path, sizeof(path), s->argv[0]);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	rc = ioctl(fd, FS_IOC_GETFLAGS, &flags) ? errno : 0;
+	close(fd);
+	if (rc)
+		return rc;
+	snprintf(detail, len, "flags=0x%x", flags);
+	return flags & FS_INLINE_DATA_FL ? 0 : ENODATA;
+}
+
 int op_run(int n, const struct step *s, char *detail, size_t len)
 {
 	char path[STEP_MAX_LINE + 8];
@@ -517,6 +628,12 @@ int op_run(int n, const struct step *s, char *detail, size_t len)
 	case STEP_CAT: return op_cat(n, s, detail, len);
 	case STEP_TRUNCATE: return op_truncate(s);
 	case STEP_WALK: return op_tree(n, s, 0, detail, len);
+	case STEP_PWRITE: return op_pwrite(s, detail, len);
+	case STEP_PREAD: return op_check_range(s, 0, detail, len);
+	case STEP_ZEROS: return op_check_range(s, 1, detail, len);
+	case STEP_FALLOCATE: return op_fallocate(s, 0);
+	case STEP_PUNCH: return op_fallocate(s, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE);
+	case STEP_INLINE: return op_inline(s, detail, len);
 	case STEP_COUNT: break;
 	}
 	return EINVAL;

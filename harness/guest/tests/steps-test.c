@@ -62,6 +62,13 @@ int main(void)
 	accepts("cat /proc/mounts", STEP_CAT, 1);
 	accepts("expect EFSBADCRC read /d/small", STEP_READ, 1);
 	accepts("may read /x", STEP_READ, 1);
+	accepts("pwrite /s 1048576 4096", STEP_PWRITE, 3);
+	accepts("pread /s 0 4096", STEP_PREAD, 3);
+	accepts("zeros /s 0 1048576", STEP_ZEROS, 3);
+	accepts("fallocate /f 0 65536", STEP_FALLOCATE, 3);
+	accepts("punch /f 4096 8192", STEP_PUNCH, 3);
+	accepts("inline /d/small", STEP_INLINE, 1);
+	accepts("expect ENODATA inline /big", STEP_INLINE, 1);
 
 	refuses("", "empty step");
 	refuses("frobnicate /a", "accepted: mount, umount");
@@ -79,6 +86,10 @@ int main(void)
 	refuses("expect", "needs an errno name");
 	refuses("may", "names no step");
 	refuses("write /a\n5000", "control character 0x0a");
+	refuses("punch /f 4096", "usage: punch P OFF BYTES");
+	refuses("fallocate /f -1 4096", "a byte count");
+	refuses("pwrite f 0 10", "starting with '/'");
+	refuses("inline", "usage: inline P");
 
 	met("read /a", "ok", 1);
 	met("read /a", "EIO", 0);
