@@ -36,7 +36,8 @@ struct fbx_map {
 	unsigned isize;		/* inode size */
 	ext2_ino_t ninodes;
 
-	struct fbx_object *obj;	/* in objbuf */
+	struct fbx_object *obj;	/* in objbuf; .path is set only by
+				   fbx_map_object(): use fbx_ino_path() */
 	size_t n, cap;
 	struct fbx_buf objbuf;
 
@@ -64,6 +65,8 @@ size_t fbx_add_block(struct fbx_map *m, enum fbx_type type, blk64_t pblk,
 		     ext2_ino_t ino, int64_t lblk, size_t parent);
 void fbx_cover(struct fbx_object *o, uint64_t off, uint64_t len);
 void fbx_csum_at(struct fbx_object *o, uint64_t off, uint64_t len);
+/* Path of inode INO, NULL when unknown. */
+const char *fbx_ino_path(struct fbx_map *m, ext2_ino_t ino);
 errcode_t fbx_pread(struct fbx_map *m, uint64_t off, void *buf, size_t len);
 
 /* journal.c: jbd2 format code (libext2fs exports no jbd2 reader) */

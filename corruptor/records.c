@@ -217,17 +217,15 @@ static char *put_x(char *p, uint64_t v)
 	return e;
 }
 
-static char *put_range(char *p, const char *key, uint64_t off,
-		       const char *lkey, uint64_t len)
-{
-	return put_u(put_s(put_x(put_s(p, key), off), lkey), len);
-}
+/* put_s() of a literal inlines to a few moves: keep KEY a literal. */
+#define put_range(p, key, off, lkey, len) \
+	put_u(put_s(put_x(put_s(p, key), off), lkey), len)
 
 /* Text record I at P, which has room for TEXT_MAX + its path's length. */
 static char *format_text(fbx_map_t m, size_t i, char *p)
 {
 	const struct fbx_object *o = &m->obj[i];
-	const char *note = note_of(o);
+	const char *note = note_of(o), *path = fbx_ino_path(m, o->ino);
 	unsigned k;
 
 	p = put_u(put_s(put_s(p, fbx_type_name(o->type)), " id="), i);
@@ -235,8 +233,8 @@ static char *format_text(fbx_map_t m, size_t i, char *p)
 		p = put_u(put_s(p, " group="), o->group);
 	if (o->ino)
 		p = put_u(put_s(p, " ino="), o->ino);
-	if (o->path)
-		p = put_s(put_s(p, " path="), o->path);
+	if (path)
+		p = put_s(put_s(p, " path="), path);
 	if (o->lblk >= 0)
 		p = put_u(put_s(p, " lblk="), o->lblk);
 	p = put_u(put_s(p, " pblk="), o->pblk);
@@ -247,9 +245,11 @@ static char *format_text(fbx_map_t m, size_t i, char *p)
 	if (o->ncsum > 1)
 		p = put_range(p, " csum_hi_offset=", o->csum[1].off,
 			      " csum_hi_len=", o->csum[1].len);
-	for (k = 0; k < o->ncovered; k++)
-		p = put_range(p, k ? "," : " covered=", o->covered[k].off, "+",
+	for (k = 0; k < o->ncovered; k++) {
+		p = k ? put_s(p, ",") : put_s(p, " covered=");
+		p = put_range(p, "", o->covered[k].off, "+",
 			      o->covered[k].len);
+	}
 	if (note)
 		p = put_s(put_s(p, " note="), note);
 	if (o->type >= FBX_JOURNAL_DESCRIPTOR && o->type <= FBX_JOURNAL_DATA)
@@ -260,7 +260,9 @@ static char *format_text(fbx_map_t m, size_t i, char *p)
 
 static size_t text_room(fbx_map_t m, size_t i)
 {
-	return TEXT_MAX + (m->obj[i].path ? strlen(m->obj[i].path) : 0);
+	const char *path = fbx_ino_path(m, m->obj[i].ino);
+
+	return TEXT_MAX + (path ? strlen(path) : 0);
 }
 
 static errcode_t print_text(fbx_map_t m, size_t i, FILE *out)
@@ -306,7 +308,7 @@ static errcode_t print_all_text(fbx_map_t m, FILE *out)
 static errcode_t print_json(fbx_map_t m, size_t i, FILE *out)
 {
 	const struct fbx_object *o = &m->obj[i];
-	const char *note = note_of(o);
+	const char *note = note_of(o), *path = fbx_ino_path(m, o->ino);
 	json_t *j = json_object(), *cov = json_array(), *cs = json_array();
 	unsigned k;
 	char *s;
@@ -319,7 +321,7 @@ static errcode_t print_json(fbx_map_t m, size_t i, FILE *out)
 			    json_integer(o->group) : json_null());
 	json_object_set_new(j, "ino", o->ino ? json_integer(o->ino) :
 					       json_null());
-	json_object_set_new(j, "path", o->path ? json_string(o->path) :
+	json_object_set_new(j, "path", path ? json_string(path) :
 						 json_null());
 	json_object_set_new(j, "lblk", o->lblk >= 0 ? json_integer(o->lblk) :
 						      json_null());
