@@ -29,8 +29,8 @@ PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev \
 	libjansson-dev libext2fs-dev
 TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	timeout.sh interrupt.sh rule.sh panic.sh infra.sh scenario-errors.sh \
-	matrix-ci.sh)
-BENCHES += bench-boot
+	matrix-interrupt.sh matrix-ci.sh)
+BENCHES += bench-boot bench-matrix
 
 $(B)/obj/harness/%.o: harness/%.c $(HARNESS_HDRS)
 	@mkdir -p $(@D)
@@ -44,6 +44,9 @@ $(B)/bin/flipbed: $(HARNESS_OBJS) $(REPORT_LIB) $(FBX_LIB)
 _run: $(ALL)
 	@$(B)/bin/flipbed matrix quick
 
-.PHONY: bench-boot
+.PHONY: bench-boot bench-matrix
+bench-matrix: $(ALL)
+	@harness/bench-matrix.sh
+
 bench-boot: $(ALL)
 	@harness/bench-boot.sh

@@ -343,9 +343,13 @@ static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *
 	_exit(fb_case_run(c, g, o) ? 1 : 0);
 }
 
+/* Seconds a case spent in each phase, from its record's "durations". */
+enum { PH_TOTAL, PH_IMAGE, PH_BOOT, PH_WORKLOAD, PH_FSCK, PH__COUNT };
+static const char *const phase_names[PH__COUNT] = { "total", "image", "boot", "workload", "fsck" };
+
 /* Append the worker's record to cases.jsonl; write an infra record if it left none. */
 static enum fb_verdict collect(const struct fb_case_spec *c, const char *outdir,
-			       FILE *jsonl, int status)
+			       FILE *jsonl, int status, double *phases)
 {
 	char sub[PATH_MAX], path[PATH_MAX * 2];
 	json_t *rec;
@@ -367,6 +371,9 @@ static enum fb_verdict collect(const struct fb_case_spec *c, const char *outdir,
 		json_object_set_new(rec, "dir", json_sprintf("cases/%s", sub));
 		free(repro);
 	}
+	for (int i = 0; i < PH__COUNT; i++)
+		phases[i] = json_number_value(json_object_get(json_object_get(rec, "durations"),
+							      phase_names[i]));
 	json_dumpf(rec, jsonl, JSON_COMPACT | JSON_SORT_KEYS);
 	fputc('\n', jsonl);
 	fflush(jsonl);
@@ -379,7 +386,37 @@ struct progress {
 	int total, done, count[FB_VERDICT__COUNT];
 	double start;
 	bool tty;
+	double *phases;		/* PH__COUNT per finished case */
 };
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double phase_median(const struct progress *p, int ph)
+{
+	double v[p->done];
+
+	for (int i = 0; i < p->done; i++)
+		v[i] = p->phases[i * PH__COUNT + ph];
+	qsort(v, p->done, sizeof(double), cmp_double);
+	return p->done % 2 ? v[p->done / 2] : (v[p->done / 2 - 1] + v[p->done / 2]) / 2;
+}
+
+/* The median of each phase over the finished cases, and the throughput. */
+static void print_timing(const struct progress *p, double elapsed)
+{
+	if (!p->done)
+		return;
+	fprintf(stderr, "flipbed: median case %.2f s (", phase_median(p, PH_TOTAL));
+	for (int ph = PH_IMAGE; ph < PH__COUNT; ph++)
+		fprintf(stderr, "%s%s %.2f", ph > PH_IMAGE ? ", " : "", phase_names[ph],
+			phase_median(p, ph));
+	fprintf(stderr, "); %.1f cases/min\n", elapsed > 0 ? p->done * 60 / elapsed : 0);
+}
 
 static void show_progress(struct progress *p, const struct fb_case_spec *c,
 			  enum fb_verdict v, double secs)
@@ -405,6 +442,7 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 {
 	struct worker w[64] = { 0 };
 	struct progress p = { .total = cases->n, .start = now(), .tty = isatty(2) };
+	double phases[PH__COUNT];
 	char path[PATH_MAX + 16];
 	FILE *jsonl;
 	int next = 0, running = 0, evfd = proc_init();
@@ -441,7 +479,9 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 				continue;
 			rm_private(w[s].pid);
 			const struct fb_case_spec *c = &cases->v[w[s].index];
-			enum fb_verdict v = collect(c, o->outdir, jsonl, status);
+			enum fb_verdict v = collect(c, o->outdir, jsonl, status, phases);
+			p.phases = realloc(p.phases, (p.done + 1) * PH__COUNT * sizeof(double));
+			memcpy(p.phases + p.done * PH__COUNT, phases, sizeof(phases));
 			p.done++;
 			p.count[v]++;
 			show_progress(&p, c, v, now() - w[s].start);
@@ -457,6 +497,8 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 	fprintf(stderr, "flipbed: %d cases in %.0f s: %d passed, %d failed, %d infra, %d skipped\n",
 		p.done, now() - p.start, p.count[FB_VERDICT_PASS], p.count[FB_VERDICT_FAIL],
 		p.count[FB_VERDICT_INFRA], p.count[FB_VERDICT_SKIP]);
+	print_timing(&p, now() - p.start);
+	free(p.phases);
 	return proc_interrupted() ? -1 : 0;
 }
 

@@ -1,0 +1,44 @@
+#!/bin/sh
+# A matrix interrupted with Ctrl-C (SIGINT) or SIGTERM stops, writes what it
+# finished, exits non-zero, and leaves no QEMU, nbdkit or worker behind.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+flipbed=$top/build/bin/flipbed
+cd "$top" || exit 1
+[ -r "$top/build/kernel/patched/vmlinux" ] || { echo "kernel patched is not built"; exit 77; }
+fail=0
+for sig in INT TERM; do
+	out=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-int.XXXXXX")
+	before=$(pgrep -d ' ' -f 'qemu-system|nbdkit' || true)
+	"$flipbed" matrix quick --kernel patched --jobs 2 --out "$out/run" > "$out/log" 2>&1 &
+	pid=$!
+	sleep 6
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	sleep 1
+	# workers and their QEMU/nbdkit run with the run directory or their
+	# /tmp/flipbed-PID directory in their command lines
+	left=$(ps -eo pid,args | grep -E "qemu-system|nbdkit|flipbed matrix" | grep -v grep |
+		while read -r p args; do
+			case " $before " in *" $p "*) continue ;; esac
+			case "$args" in *"$out"*|*/tmp/flipbed-[0-9]*) echo "$p $args" ;; esac
+		done)
+	if [ -n "$left" ]; then
+		echo "FAIL SIG$sig: processes left:"; echo "$left"; fail=1
+	fi
+	if [ $rc -eq 0 ]; then
+		echo "FAIL SIG$sig: exit 0 after an interruption"; fail=1
+	fi
+	if ! grep -q '"interrupted": true' "$out/run/run.json" 2>/dev/null; then
+		echo "FAIL SIG$sig: run.json does not say interrupted"; fail=1
+	fi
+	n=$(wc -l < "$out/run/cases.jsonl" 2>/dev/null || echo 0)
+	echo "SIG$sig: exit $rc, $n cases recorded, nothing left running"
+	ls -d /tmp/flipbed-[0-9]* 2>/dev/null | while read d; do
+		pid=${d##*-}; kill -0 "$pid" 2>/dev/null || echo "FAIL SIG$sig: $d left behind"
+	done | grep FAIL && fail=1
+	rm -rf "$out"
+done
+exit $fail
