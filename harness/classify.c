@@ -13,6 +13,7 @@
  *   warning "EXT4-fs warning (device D): ..." (__ext4_warning*)
  *   msg     "EXT4-fs (D): ..."                (ext4_msg at mount and remount)
  *   csumerr "EXT4-fs csum-error (device D): type=T ino=I block=B group=G [recovered]"
+ *           and jbd2's "JBD2 csum-error (device D): type=journal-… ino=I block=B group=-"
  *                                             (the patched series; fields may be "-")
  *   jbd2    "JBD2: ..."
  *   any     any kernel line
@@ -410,7 +411,8 @@ static enum family family_of(const char *t)
 		return FAM_ERROR;
 	if (!strncmp(t, "EXT4-fs warning", 15))
 		return FAM_WARNING;
-	if (!strncmp(t, "EXT4-fs csum-error", 18))
+	/* the patched kernel's structured line, from ext4 and from jbd2 */
+	if (!strncmp(t, "EXT4-fs csum-error", 18) || !strncmp(t, "JBD2 csum-error", 15))
 		return FAM_CSUMERR;
 	if (!strncmp(t, "EXT4-fs (", 9))
 		return FAM_MSG;

@@ -298,6 +298,20 @@ static void test_csum_first(void **state)
 	assert_int_equal(o.reaction, FB_REACT_REMOUNT_RO);
 }
 
+/* jbd2's structured line names the journal object over JBD2's own messages. */
+static void test_jbd2_csumerr(void **state)
+{
+	const char *csumerr = "JBD2 csum-error (device vda): type=journal-commit ino=8 block=5 group=-";
+	char t[2048];
+	struct fb_outcome o;
+
+	snprintf(t, sizeof(t), READY "A kmsg 1 3 5 JBD2: Invalid checksum found in transaction 1\n"
+		 "A kmsg 2 3 5 %s\n" PROBE_OK EXIT, csumerr);
+	o = classify(t);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_string_equal(o.detail, csumerr);
+}
+
 /* csum_retry: recovered only when nothing went through ext4_error. */
 static void test_recovered(void **state)
 {
@@ -394,6 +408,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ambiguous),
 		cmocka_unit_test(test_csum_first),
 		cmocka_unit_test(test_recovered),
+		cmocka_unit_test(test_jbd2_csumerr),
 		cmocka_unit_test(test_severity),
 		cmocka_unit_test(test_io_step),
 		cmocka_unit_test(test_infra),
