@@ -5,7 +5,8 @@
 # verifies, the kernel logs a "recovered" csum-error line, counts it in
 # csum_recovered and stays writable. Without csum_retry (and on stock) the
 # same fault makes the filesystem read-only; a sticky fault (no count) does
-# so even with csum_retry.
+# so even with csum_retry. Directory leaf, extent leaf and xattr blocks are
+# recovered the same way.
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 [ -f "$top/build/lib/nbdkit-flipbed-plugin.so" ] ||
@@ -66,6 +67,37 @@ kt_has sticky "step 3 may write /new 100 sync -> err EROFS" && ok "sticky: read-
 	fail "sticky: still writable"
 [ "$(kt_sysfs sticky 4 inode)" = 1 ] && ok "sticky: csum_errors inode 1" ||
 	fail "sticky: csum_errors inode '$(kt_sysfs sticky 4 inode)'"
+# other objects: a transient flip in a directory leaf, an extent leaf and an
+# xattr block, each recovered with csum_retry
+img2=$T/more.img
+kt_mkfs "$img2"
+python3 -c "
+f = open('$T/sparse', 'wb')
+for i in range(8):
+    f.seek(i * 65536); f.write(b'x' * 4096)
+"
+head -c 1000 /dev/zero | tr '\0' v > "$T/val"
+{
+	echo "mkdir dir"; echo "write $T/sparse ext"; echo "write $T/small x"
+	echo "ea_set -f $T/val /x user.big"
+	for i in $(seq 1 40); do echo "write /dev/null dir/a-long-file-name-to-fill-the-block-$i"; done
+} | debugfs -w -f - "$img2" >/dev/null 2>&1
+blk_dir=$(kt_bmap "$img2" /dir 0)
+blk_ext=$(debugfs -R "stat /ext" "$img2" 2>/dev/null | sed -n 's/.*(ETB0):\([0-9]*\).*/\1/p')
+blk_x=$(debugfs -R "stat /x" "$img2" 2>/dev/null | sed -n 's/.*File ACL: \([0-9]*\).*/\1/p')
+set -- "dir-leaf /dir $blk_dir ls" "extent-leaf /ext $blk_ext hash" \
+	"xattr-block /x $blk_x setxattr"
+for c in "$@"; do
+	set -- $c
+	step="$4 $2"; [ "$4" = setxattr ] && step="setxattr $2 other 8"
+	# bit 0 of byte 100: inside the entries, covered by the checksum
+	kt_boot $1 patched "$img2" --rule "on=read at=$(($3 * 4096 + 100)) len=1 flip=0 count=1" \
+		--step "mount csum_retry" --step "$step" --step "write /new 100 sync" >/dev/null
+	l="$(kt_csum_line $1 "$(kt_ino "$img2" $2)" $3 0) recovered"
+	kt_has $1 "$l" && [ "$(cat "$T/$1.rc")" = 0 ] && ok "retry: $l, steps ok" ||
+		fail "retry: $1: not recovered (exit $(cat "$T/$1.rc"))"
+done
+
 # the plugin's fault log: one bad read recovered; the sticky fault hit the
 # first read and the re-read (and the block stays uncached: more may follow)
 n=$(grep -c '"op":"read"' "$T/retry.faults")
