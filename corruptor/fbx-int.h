@@ -41,11 +41,12 @@ struct fbx_map {
 	size_t n, cap;
 	struct fbx_buf objbuf;
 
-	/* By inode number, each in its own buf: */
+	/* By inode number, all three in inodebuf (one 2 MiB page for
+	 * 100,000 inodes): */
 	size_t *path_at;	/* 1 + offset of its path in pathbuf; 0: unknown */
-	uint16_t *imode;	/* i_mode of every mapped inode */
 	size_t *inode_rec;	/* its FBX_INODE record */
-	struct fbx_buf path_atbuf, imodebuf, inode_recbuf;
+	uint16_t *imode;	/* i_mode of every mapped inode */
+	struct fbx_buf inodebuf;
 	struct fbx_buf pathbuf;	/* the paths, NUL-terminated */
 	size_t pathlen;
 	size_t *gd_rec;		/* by group: its FBX_GROUP_DESC record */

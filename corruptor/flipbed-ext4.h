@@ -81,26 +81,30 @@ struct fbx_range {
 					   verify reports it as that inode */
 #define FBX_OBJ_UNINIT		0x4	/* data extent marked uninitialized */
 
-/* One metadata object (a map record). Strings are owned by the map. */
+/*
+ * One metadata object (a map record). Strings are owned by the map.
+ * Fields are ordered so that there is no padding (160 bytes, not 184): a
+ * map holds about three records per file.
+ */
 struct fbx_object {
 	enum fbx_type type;
-	int64_t group;		/* block group, -1 when none */
 	uint32_t ino;		/* owning inode, 0 when none */
+	int64_t group;		/* block group, -1 when none */
 	const char *path;	/* path of ino where known, else NULL */
 	int64_t lblk;		/* logical block in the owner, -1 when none */
 	uint64_t pblk;		/* filesystem block holding the first byte */
 	uint64_t offset;	/* bytes within the image */
 	uint64_t length;
 	unsigned ncsum;		/* where the checksum lives (0: no checksum) */
-	struct fbx_range csum[FBX_MAX_CSUM];
 	unsigned ncovered;	/* bytes the checksum protects */
+	struct fbx_range csum[FBX_MAX_CSUM];
 	struct fbx_range covered[FBX_MAX_COVER];
 	unsigned flags;		/* FBX_OBJ_* */
+	uint32_t jseq;		/* journal objects: transaction sequence */
 	size_t parent;		/* record whose checksummed bytes lead here
 				   (descriptor, inode, index block…), or
 				   FBX_NONE; verify skips children of a
 				   failed parent */
-	uint32_t jseq;		/* journal objects: transaction sequence */
 };
 
 typedef struct fbx_map *fbx_map_t;

@@ -850,12 +850,10 @@ errcode_t fbx_map_open(const char *image, int flags, fbx_map_t *ret_map)
 		m->fs->inode_map = NULL;
 	}
 	ninodes = m->ninodes = m->fs->super->s_inodes_count;
-	m->path_at = fbx_buf_reserve(&m->path_atbuf,
-				     (ninodes + 1) * sizeof(*m->path_at));
-	m->imode = fbx_buf_reserve(&m->imodebuf,
-				   (ninodes + 1) * sizeof(*m->imode));
-	m->inode_rec = fbx_buf_reserve(&m->inode_recbuf,
-				       (ninodes + 1) * sizeof(*m->inode_rec));
+	m->path_at = fbx_buf_reserve(&m->inodebuf, (size_t)(ninodes + 1) *
+				     (2 * sizeof(size_t) + sizeof(uint16_t)));
+	m->inode_rec = m->path_at + ninodes + 1;
+	m->imode = (uint16_t *)(m->inode_rec + ninodes + 1);
 
 	map_superblocks(m);
 	map_group_descs(m);
@@ -881,9 +879,7 @@ void fbx_map_close(fbx_map_t m)
 		ext2fs_close_free(&m->fs);
 	if (m->fd >= 0)
 		close(m->fd);
-	fbx_buf_free(&m->path_atbuf);
-	fbx_buf_free(&m->imodebuf);
-	fbx_buf_free(&m->inode_recbuf);
+	fbx_buf_free(&m->inodebuf);
 	fbx_buf_free(&m->pathbuf);
 	free(m->gd_rec);
 	free(m->j.blocks);

@@ -181,13 +181,12 @@ static char *put_u(char *p, uint64_t v)
 		"25262728293031323334353637383940414243444546474849"
 		"50515253545556575859606162636465666768697071727374"
 		"75767778798081828384858687888990919293949596979899";
-	uint64_t t = v;
-	char *e = p + 1, *q;
+	uint64_t t;
+	char *e = p, *q;
 
-	while (t >= 10) {
-		t /= 10;
-		e++;
-	}
+	for (t = v; t >= 100; t /= 100)
+		e += 2;
+	e += 1 + (t >= 10);
 	q = e;
 	while (v >= 100) {
 		q -= 2;
@@ -221,11 +220,12 @@ static char *put_x(char *p, uint64_t v)
 #define put_range(p, key, off, lkey, len) \
 	put_u(put_s(put_x(put_s(p, key), off), lkey), len)
 
-/* Text record I at P, which has room for TEXT_MAX + its path's length. */
-static char *format_text(fbx_map_t m, size_t i, char *p)
+/* Text record I at P, which has room for TEXT_MAX + PLEN. */
+static char *format_text(fbx_map_t m, size_t i, const char *path,
+			 size_t plen, char *p)
 {
 	const struct fbx_object *o = &m->obj[i];
-	const char *note = note_of(o), *path = fbx_ino_path(m, o->ino);
+	const char *note = note_of(o);
 	unsigned k;
 
 	p = put_u(put_s(put_s(p, fbx_type_name(o->type)), " id="), i);
@@ -233,8 +233,11 @@ static char *format_text(fbx_map_t m, size_t i, char *p)
 		p = put_u(put_s(p, " group="), o->group);
 	if (o->ino)
 		p = put_u(put_s(p, " ino="), o->ino);
-	if (path)
-		p = put_s(put_s(p, " path="), path);
+	if (path) {
+		p = put_s(p, " path=");
+		memcpy(p, path, plen);
+		p += plen;
+	}
 	if (o->lblk >= 0)
 		p = put_u(put_s(p, " lblk="), o->lblk);
 	p = put_u(put_s(p, " pblk="), o->pblk);
@@ -258,22 +261,16 @@ static char *format_text(fbx_map_t m, size_t i, char *p)
 	return p;
 }
 
-static size_t text_room(fbx_map_t m, size_t i)
-{
-	const char *path = fbx_ino_path(m, m->obj[i].ino);
-
-	return TEXT_MAX + (path ? strlen(path) : 0);
-}
-
 static errcode_t print_text(fbx_map_t m, size_t i, FILE *out)
 {
 	char small[TEXT_MAX + 256];
-	size_t room = text_room(m, i);
-	char *buf = room <= sizeof(small) ? small : malloc(room);
+	const char *path = fbx_ino_path(m, m->obj[i].ino);
+	size_t plen = path ? strlen(path) : 0;
+	char *buf = plen <= 256 ? small : malloc(TEXT_MAX + plen);
 
 	if (!buf)
 		return ENOMEM;
-	fwrite(buf, 1, format_text(m, i, buf) - buf, out);
+	fwrite(buf, 1, format_text(m, i, path, plen, buf) - buf, out);
 	if (buf != small)
 		free(buf);
 	return 0;
@@ -285,20 +282,22 @@ static errcode_t print_all_text(fbx_map_t m, FILE *out)
 	enum { CHUNK = 1 << 16 };
 	char *buf = malloc(CHUNK), *p = buf;
 	errcode_t err = 0;
-	size_t i, room;
+	const char *path;
+	size_t i, plen;
 
 	if (!buf)
 		return ENOMEM;
 	for (i = 0; i < m->n && !err; i++) {
-		room = text_room(m, i);
-		if ((size_t)(p - buf) + room > CHUNK) {
+		path = fbx_ino_path(m, m->obj[i].ino);
+		plen = path ? strlen(path) : 0;
+		if ((size_t)(p - buf) + TEXT_MAX + plen > CHUNK) {
 			fwrite(buf, 1, p - buf, out);
 			p = buf;
 		}
-		if (room > CHUNK)
+		if (TEXT_MAX + plen > CHUNK)
 			err = print_text(m, i, out);
 		else
-			p = format_text(m, i, p);
+			p = format_text(m, i, path, plen, p);
 	}
 	fwrite(buf, 1, p - buf, out);
 	free(buf);
