@@ -16,7 +16,7 @@
 HARNESS_SRCS := $(addprefix harness/,main.c boot.c proc.c nbd.c vm.c \
 	scenario.c matrix.c vocab.c image.c manifest.c runcase.c run.c \
 	classify.c outcome.c) harness/guest/steps.c harness/guest/pattern.c
-HARNESS_HDRS := $(addprefix harness/,cmd.h proc.h nbd.h vm.h scenario.h \
+HARNESS_HDRS := $(addprefix harness/,cmd.h proc.h nbd.h vm.h scenario.h run.h \
 	matrix.h vocab.h image.h manifest.h runcase.h classify.h outcome.h \
 	report.h) harness/guest/steps.h harness/guest/steps.def \
 	harness/guest/agent.h $(FBX_HDRS)

@@ -28,6 +28,7 @@
 #include "manifest.h"
 #include "proc.h"
 #include "report.h"
+#include "run.h"
 #include "runcase.h"
 
 #define MAX_SETS 32
@@ -239,12 +240,12 @@ static int check_built(const struct fb_case_specs *cases)
 	return bad ? -1 : 0;
 }
 
-static int make_outdir(const struct run_args *a, char *dir, size_t len)
+static int make_outdir(const char *out, char *dir, size_t len)
 {
 	char sub[PATH_MAX + 8];
 
-	if (a->out) {
-		snprintf(dir, len, "%s", a->out);
+	if (out) {
+		snprintf(dir, len, "%s", out);
 	} else {
 		time_t t = time(NULL);
 		struct tm tm;
@@ -260,7 +261,7 @@ static int make_outdir(const struct run_args *a, char *dir, size_t len)
 		fprintf(stderr, "flipbed: cannot create %s: %s\n", sub, strerror(errno));
 		return -1;
 	}
-	if (!a->out) {
+	if (!out) {
 		unlink("results/runs/latest");
 		if (symlink(dir + strlen("results/runs/"), "results/runs/latest"))
 			fprintf(stderr, "flipbed: warning: cannot link results/runs/latest: %s\n",
@@ -292,14 +293,14 @@ static int prepare_goldens(struct fb_case_specs *cases, struct fb_golden *g)
 	return 0;
 }
 
-static json_t *run_info(int argc, char **argv, const struct run_args *a, const char *matrix)
+static json_t *run_info(const struct fb_exec *e)
 {
 	struct utsname u;
 	json_t *av = json_array(), *kernels = json_object();
 	char path[PATH_MAX], ver[128];
 
-	for (int i = 0; i < argc; i++)
-		json_array_append_new(av, json_string(argv[i]));
+	for (int i = 0; i < e->argc; i++)
+		json_array_append_new(av, json_string(e->argv[i]));
 	uname(&u);
 	static const char *const variants[] = { "stock", "patched", "kasan" };
 	for (int i = 0; i < 3; i++) {
@@ -316,8 +317,8 @@ static json_t *run_info(int argc, char **argv, const struct run_args *a, const c
 	char stamp[32];
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	return json_pack("{s:s, s:o, s:s?, s:i, s:o, s:o, s:{s:s, s:i}}",
-			 "started", stamp, "argv", av, "matrix", matrix, "jobs", a->jobs,
-			 "shard", a->sel.shard_n ? json_sprintf("%d/%d", a->sel.shard_k, a->sel.shard_n) : json_null(),
+			 "started", stamp, "argv", av, "matrix", e->label, "jobs", e->jobs,
+			 "shard", e->shard_n ? json_sprintf("%d/%d", e->shard_k, e->shard_n) : json_null(),
 			 "kernels", kernels, "host", "uname", u.release,
 			 "nproc", (int)sysconf(_SC_NPROCESSORS_ONLN));
 }
@@ -530,10 +531,6 @@ static int run_main(int argc, char **argv, const char *matrix)
 {
 	struct run_args a;
 	struct fb_case_specs cases;
-	struct fb_golden *g;
-	struct fb_run_opts o = { 0 };
-	char outdir[PATH_MAX];
-	json_t *info;
 	int rc;
 
 	if (parse_args(argc, argv, &a) < 0)
@@ -563,25 +560,45 @@ static int run_main(int argc, char **argv, const char *matrix)
 		fb_case_specs_free(&cases);
 		return EXIT_MET;
 	}
-	if (check_built(&cases) < 0)
+	struct fb_exec e = {
+		.out = a.out, .jobs = a.jobs, .keep = a.keep, .verbose = a.verbose,
+		.ktap = a.ktap, .label = matrix ? argv[optind] : NULL,
+		.argc = argc, .argv = argv,
+		.shard_k = a.sel.shard_k, .shard_n = a.sel.shard_n,
+	};
+	rc = fb_run_execute(&cases, &e);
+	fb_case_specs_free(&cases);
+	return rc;
+}
+
+int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
+{
+	struct fb_golden *g;
+	struct fb_run_opts o = { 0 };
+	char outdir[PATH_MAX];
+	json_t *info;
+	int rc;
+
+	if (check_built(cases) < 0)
 		return EXIT_BADINPUT;
-	if (make_outdir(&a, outdir, sizeof(outdir)) < 0)
+	if (make_outdir(e->out, outdir, sizeof(outdir)) < 0)
 		return EXIT_INFRA;
-	fprintf(stderr, "flipbed: %d cases, %d at a time, results in %s\n", cases.n, a.jobs, outdir);
-	g = calloc(cases.n, sizeof(*g));
-	if (prepare_goldens(&cases, g) < 0)
+	fprintf(stderr, "flipbed: %d cases, %d at a time, results in %s\n", cases->n, e->jobs, outdir);
+	g = calloc(cases->n, sizeof(*g));
+	if (!g || prepare_goldens(cases, g) < 0) {
+		free(g);
 		return EXIT_INFRA;
-	info = run_info(argc, argv, &a, matrix ? argv[optind] : NULL);
+	}
+	info = run_info(e);
 	json_object_set_new(info, "run_id", json_string(strrchr(outdir, '/') ? strrchr(outdir, '/') + 1 : outdir));
 	o.outdir = outdir;
 	o.build = build_dir();
-	o.keep = a.keep;
-	o.verbose = a.verbose;
-	rc = run_cases(&cases, g, &o, a.jobs);
-	rc = finish(outdir, info, a.ktap, rc < 0);
+	o.keep = e->keep;
+	o.verbose = e->verbose;
+	rc = run_cases(cases, g, &o, e->jobs);
+	rc = finish(outdir, info, e->ktap, rc < 0);
 	json_decref(info);
 	free(g);
-	fb_case_specs_free(&cases);
 	return rc;
 }
 
