@@ -236,8 +236,16 @@ static bool wants_index(const struct fb_scenario *s)
 /* The recipe: everything that decides the image's bytes, as text. */
 static void recipe(const struct fb_scenario *s, char *buf, size_t len)
 {
-	size_t n = snprintf(buf, len, "mkfs -O %s %s size %s\n", s->features,
-			    s->mkfs_options, s->size);
+	struct stat st;
+	size_t n;
+
+	/* a given image: its path, size and mtime name it (a changed file is rebuilt) */
+	if (s->image && stat(s->image, &st) == 0)
+		n = snprintf(buf, len, "image %s %lld %lld.%09ld\n", s->image, (long long)st.st_size,
+			     (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	else
+		n = snprintf(buf, len, "mkfs -O %s %s size %s\n", s->features,
+			     s->mkfs_options, s->size);
 	static const char *const kinds[] = {
 		"file", "dir", "files", "sparse", "xattr", "debugfs", "index-dirs", "journal",
 	};
@@ -263,6 +271,21 @@ static int fail(const struct fb_golden *g, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * A given image is copied as it is (it may be corrupt: that is the point),
+ * then the debugfs populate lines, if any, change the copy.
+ */
+static int build_from_image(const struct fb_scenario *s, struct fb_golden *g,
+			    const char *tmp, const char *img, const char *log)
+{
+	if (fb_image_copy(s->image, img))
+		return fail(g, "cannot copy %s: %s", s->image, strerror(errno));
+	if (debugfs_steps(s, tmp, img, log))
+		return fail(g, "a debugfs populate step failed");
+	snprintf(g->mkfs, sizeof(g->mkfs), "image %s", s->image);
+	return 0;
+}
+
 static int build(const struct fb_scenario *s, struct fb_golden *g, const char *tmp)
 {
 	char tree[4200], img[4200], log[4200], uuid[40], hs[80], *argv[64];
@@ -272,6 +295,8 @@ static int build(const struct fb_scenario *s, struct fb_golden *g, const char *t
 	snprintf(tree, sizeof(tree), "%s/tree", tmp);
 	snprintf(img, sizeof(img), "%s/golden.raw", tmp);
 	snprintf(log, sizeof(log), "%s/build.log", tmp);
+	if (s->image)
+		return build_from_image(s, g, tmp, img, log);
 	if (populate_tree(s, tree))
 		return fail(g, "cannot write the staging tree %s: %s", tree, strerror(errno));
 	/* A UUID and hash seed from the recipe: the same recipe, the same image layout. */
@@ -344,8 +369,11 @@ int fb_golden_get(const struct fb_scenario *s, const char *cachedir,
 	snprintf(g->dir, sizeof(g->dir), "%s/%s", cachedir, g->key);
 	snprintf(g->path, sizeof(g->path), "%s/golden.raw", g->dir);
 	snprintf(hashfile, sizeof(hashfile), "%s/golden.hash", g->dir);
-	snprintf(g->mkfs, sizeof(g->mkfs), "mkfs.ext4 -F%s%s %s IMG %s",
-		 s->features[0] ? " -O " : "", s->features, s->mkfs_options, s->size);
+	if (s->image)
+		snprintf(g->mkfs, sizeof(g->mkfs), "image %s", s->image);
+	else
+		snprintf(g->mkfs, sizeof(g->mkfs), "mkfs.ext4 -F%s%s %s IMG %s",
+			 s->features[0] ? " -O " : "", s->features, s->mkfs_options, s->size);
 	if (!read_hash(hashfile, &g->hash) && !access(g->path, R_OK))
 		return 0;
 

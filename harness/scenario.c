@@ -443,12 +443,16 @@ static void set_mkfs_key(struct ctx *c, const struct fb_entry *e)
 		set_str(&s->features, e->value);
 	} else if (!strcmp(e->key, "options")) {
 		set_str(&s->mkfs_options, e->value);
+	} else if (!strcmp(e->key, "image")) {
+		if (access(e->value, R_OK))
+			bad(c, e, "image = %s: %s; give a readable ext4 image file", e->value, strerror(errno));
+		set_str(&s->image, e->value);
 	} else if (!strcmp(e->key, "size")) {
 		if (!valid_size(e->value))
 			bad(c, e, "size = %s: expected a size such as 64M, 1G or 65536K", e->value);
 		set_str(&s->size, e->value);
 	} else {
-		bad(c, e, "[mkfs] unknown key '%s'; accepted: features, options, size", e->key);
+		bad(c, e, "[mkfs] unknown key '%s'; accepted: features, options, size, image", e->key);
 	}
 }
 
@@ -791,6 +795,7 @@ void fb_scenario_free(struct fb_scenario *s)
 	free(s->name);
 	free(s->shows);
 	free(s->fixture);
+	free(s->image);
 	free(s->features);
 	free(s->mkfs_options);
 	free(s->size);

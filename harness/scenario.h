@@ -79,6 +79,7 @@ struct fb_scenario {
 	int nkernels;
 	unsigned timeout;	/* seconds per boot */
 
+	char *image;		/* an existing image to start from instead of mkfs, or NULL */
 	char *features;		/* mkfs.ext4 -O */
 	char *mkfs_options;	/* extra mkfs.ext4 arguments */
 	char *size;		/* image size, mkfs.ext4 syntax */
