@@ -695,6 +695,7 @@ struct walk {
 	ext2_ino_t *queue;
 	size_t qn, qcap;
 	ext2_ino_t dir;
+	size_t dir_at, dir_len;	/* its path in pathbuf */
 };
 
 const char *fbx_ino_path(struct fbx_map *m, ext2_ino_t ino)
@@ -704,16 +705,16 @@ const char *fbx_ino_path(struct fbx_map *m, ext2_ino_t ino)
 	return m->pathbuf.p + m->path_at[ino] - 1;
 }
 
-/* Append "DIR/NAME" (NAME ends at a NUL byte, if any) as the path of C. */
-static void set_path(struct fbx_map *m, ext2_ino_t c, ext2_ino_t dir,
+/*
+ * Append "DIR/NAME" (DIR: PLEN bytes at AT in pathbuf; NAME ends at a NUL
+ * byte, if any) as the path of C.
+ */
+static void set_path(struct fbx_map *m, ext2_ino_t c, size_t at, size_t plen,
 		     const char *name, int len)
 {
-	size_t at = m->path_at[dir] - 1, plen = strlen(m->pathbuf.p + at);
 	size_t nlen = strnlen(name, len);
 	char *p;
 
-	if (plen == 1)		/* the root: "/name", not "//name" */
-		plen = 0;
 	p = fbx_buf_reserve(&m->pathbuf, m->pathlen + plen + nlen + 2);
 	memcpy(p + m->pathlen, p + at, plen);
 	p[m->pathlen + plen] = '/';
@@ -736,7 +737,7 @@ static int walk_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d,
 	if ((len == 1 && d->name[0] == '.') ||
 	    (len == 2 && d->name[0] == '.' && d->name[1] == '.'))
 		return 0;
-	set_path(m, c, w->dir, d->name, len);
+	set_path(m, c, w->dir_at, w->dir_len, d->name, len);
 	if (LINUX_S_ISDIR(m->imode[c])) {
 		if (w->qn == w->qcap) {
 			w->qcap = w->qcap ? w->qcap * 2 : 256;
@@ -753,7 +754,7 @@ static int walk_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d,
 /* Name every reachable inode, breadth first from the root. */
 static void map_paths(struct fbx_map *m)
 {
-	struct walk w = { m, NULL, 0, 0, 0 };
+	struct walk w = { .m = m };
 	size_t k;
 
 	strcpy(fbx_buf_reserve(&m->pathbuf, 2), "/");
@@ -766,6 +767,10 @@ static void map_paths(struct fbx_map *m)
 	w.queue[w.qn++] = EXT2_ROOT_INO;
 	for (k = 0; k < w.qn; k++) {
 		w.dir = w.queue[k];
+		w.dir_at = m->path_at[w.dir] - 1;
+		w.dir_len = strlen(m->pathbuf.p + w.dir_at);
+		if (w.dir_len == 1)	/* "/": "/name", not "//name" */
+			w.dir_len = 0;
 		ext2fs_dir_iterate2(m->fs, w.dir, 0, NULL, walk_cb, &w);
 	}
 	free(w.queue);
