@@ -22,16 +22,6 @@
 #include "proc.h"
 
 #define FNV_PRIME 0x100000001b3ULL
-#define FNV_INIT 0xcbf29ce484222325ULL
-
-static uint64_t fnv(uint64_t h, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * FNV_PRIME;
-	return h;
-}
 
 /*
  * Run ARGV with its output appended to LOG; return its exit status, or -1
@@ -363,7 +353,7 @@ int fb_golden_get(const struct fb_scenario *s, const char *cachedir,
 	uint64_t key;
 
 	recipe(s, text, sizeof(text));
-	key = fnv(FNV_INIT, text, strlen(text));
+	key = fnv1a(FNV1A_INIT, text, strlen(text));
 	memset(g, 0, sizeof(*g));
 	snprintf(g->key, sizeof(g->key), "%016llx", (unsigned long long)key);
 	snprintf(g->dir, sizeof(g->dir), "%s/%s", cachedir, g->key);
@@ -464,7 +454,7 @@ out:
 int fb_file_hash(const char *path, uint64_t *ret)
 {
 	static unsigned char buf[1 << 20];
-	uint64_t h = FNV_INIT;
+	uint64_t h = FNV1A_INIT;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
@@ -476,7 +466,7 @@ int fb_file_hash(const char *path, uint64_t *ret)
 		size_t words = n / 8;
 		for (size_t i = 0; i < words; i++)
 			h = (h ^ w[i]) * FNV_PRIME;
-		h = fnv(h, buf + words * 8, n % 8);
+		h = fnv1a(h, buf + words * 8, n % 8);
 	}
 	close(fd);
 	if (n < 0)

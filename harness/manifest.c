@@ -10,18 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guest/agent.h"
 #include "manifest.h"
-
-#define FNV_INIT 0xcbf29ce484222325ULL
-
-static uint64_t fnv(uint64_t h, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
 
 static errcode_t open_fs(const char *image, ext2_filsys *ret)
 {
@@ -36,7 +26,7 @@ static errcode_t file_digest(ext2_filsys fs, ext2_ino_t ino, uint64_t *size, uin
 	ext2_file_t f;
 	errcode_t err;
 	unsigned int got;
-	uint64_t h = FNV_INIT;
+	uint64_t h = FNV1A_INIT;
 
 	err = ext2fs_file_open(fs, ino, 0, &f);
 	if (err)
@@ -46,7 +36,7 @@ static errcode_t file_digest(ext2_filsys fs, ext2_ino_t ino, uint64_t *size, uin
 		err = ext2fs_file_read(f, buf, sizeof(buf), &got);
 		if (err)
 			break;
-		h = fnv(h, buf, got);
+		h = fnv1a(h, buf, got);
 	} while (got);
 	ext2fs_file_close(f);
 	*hash = h;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "matrix.h"
+#include "xalloc.h"
 
 #define MAX_AXES 8
 
@@ -28,16 +29,6 @@ struct expander {
 	int index;		/* cases seen, for sharding */
 	int errors;
 };
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p && n) {
-		perror("flipbed");
-		exit(3);
-	}
-	return p;
-}
 
 int fb_entry_parse_set(const char *arg, struct fb_entry *e)
 {

@@ -15,6 +15,7 @@
 
 #include "outcome.h"
 #include "scenario.h"
+#include "xalloc.h"
 #include "vocab.h"
 
 #define DEFAULT_KERNELS "stock patched"
@@ -39,27 +40,6 @@ int fb_timing_parse(const char *name)
 }
 
 /* ---- small string helpers ---- */
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-
-	if (!d) {
-		perror("flipbed");
-		exit(3);
-	}
-	return d;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p && n) {
-		perror("flipbed");
-		exit(3);
-	}
-	return p;
-}
 
 char **fb_strv_split(const char *s, int *ret_n)
 {
