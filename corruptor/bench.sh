@@ -12,9 +12,10 @@
 # directory block, map reads the same inode tables and directories and
 # prints a record for each object (~25 MB of text here).
 #
-# FLIPBED_BENCH_RUNS=N (default 10) runs; KEEP=1 keeps the image.
+# FLIPBED_BENCH_RUNS=N (default 10) runs; KEEP=1 keeps the image;
+# FLIPBED_CORRUPT=PATH times another build of the CLI.
 set -u
-F=build/bin/flipbed-corrupt
+F=${FLIPBED_CORRUPT:-build/bin/flipbed-corrupt}
 runs=${FLIPBED_BENCH_RUNS:-10}
 scratch=${TMPDIR:-}
 [ -z "$scratch" ] && [ -d /dev/shm ] && [ -w /dev/shm ] && scratch=/dev/shm
