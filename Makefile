@@ -30,6 +30,7 @@ include harness/guest/guest.mk
 include nbd-plugins/flipbed/plugin.mk
 include corruptor/corruptor.mk
 include harness/harness.mk
+include bench/seed.mk
 
 _all: $(ALL)
 
