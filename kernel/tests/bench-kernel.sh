@@ -41,7 +41,8 @@ run() {
 	sed -n 's/.* steps \([0-9.]*\) .*/\1/p' "$T/$1.out" >> "$T/$1"
 }
 
-echo "bench-kernel: $rounds rounds x ($per creates + $per unlinks), 3 kernels interleaved"
+echo "bench-kernel: $rounds rounds x ($per creates + $per unlinks), 3 kernels interleaved;" \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 r=0
 config() {
 	case $1 in
@@ -73,4 +74,5 @@ for c in stock patched retry; do
 	printf '%-28s %10s %12s %8.3f %8.3f\n' "$name" "$1" "$2" \
 		"$(echo "$1 / $s_sum" | bc -l)" "$(echo "$2 / $s_med" | bc -l)"
 done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "(guest step time of $((rounds * per)) creates + $((rounds * per)) unlinks each; target: ratios within 1.02)"
