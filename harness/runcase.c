@@ -404,18 +404,19 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 static enum fb_verdict judge(const struct fb_outcome *out, const struct fb_expect *e,
 			     json_t *mismatch)
 {
-	const char *got[4] = {
-		fb_detect_name(out->detect), fb_reaction_name(out->reaction),
-		fb_fsck_name(out->fsck), fb_data_name(out->data),
+	const char *got[FB_EXP__COUNT] = {
+		[FB_EXP_DETECT] = fb_detect_name(out->detect),
+		[FB_EXP_REACTION] = fb_reaction_name(out->reaction),
+		[FB_EXP_FSCK] = fb_fsck_name(out->fsck),
+		[FB_EXP_DATA] = fb_data_name(out->data),
+		[FB_EXP_WARNING] = out->warning ? "yes" : "no",
 	};
-	const char *want[4] = { e->detect, e->reaction, e->fsck, e->data };
-	static const char *const field[4] = { "detect", "reaction", "fsck", "data" };
 
-	for (int i = 0; i < 4; i++) {
-		if (fb_expect_match(want[i], got[i]))
+	for (int f = 0; f < FB_EXP__COUNT; f++) {
+		if (fb_expect_match(e->field[f], got[f]))
 			continue;
 		json_array_append_new(mismatch, json_sprintf("%s: expected %s, got %s",
-							     field[i], want[i], got[i]));
+			fb_expect_names[f], e->field[f], got[f]));
 	}
 	return json_array_size(mismatch) ? FB_VERDICT_FAIL : FB_VERDICT_PASS;
 }
@@ -690,8 +691,10 @@ record:
 	write_outcome(rec, &out);
 	json_object_set_new(rec, "data_detail", json_string(ddetail));
 	json_object_set_new(rec, "fsck_exit", fsck_codes);
-	json_object_set_new(rec, "expect", json_pack("{s:s, s:s, s:s, s:s}", "detect", e.detect,
-		"reaction", e.reaction, "fsck", e.fsck, "data", e.data));
+	json_t *expect = json_object();
+	for (int f = 0; f < FB_EXP__COUNT; f++)
+		json_object_set_new(expect, fb_expect_names[f], json_string(e.field[f]));
+	json_object_set_new(rec, "expect", expect);
 	json_object_set_new(rec, "verdict", json_string(fb_verdict_name(verdict)));
 	json_object_set_new(rec, "mismatch", mismatch);
 	json_object_set_new(rec, "durations", json_pack("{s:f, s:f, s:f, s:f, s:f}",

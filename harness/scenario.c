@@ -203,25 +203,29 @@ static bool valid_size(const char *s)
 	return !*end || (strchr("KMG", *end) && !end[1]);
 }
 
-static const char *const expect_keys[] = { "detect", "reaction", "fsck", "data" };
+const char *const fb_expect_names[FB_EXP__COUNT] = {
+	"detect", "reaction", "fsck", "data", "warning",
+};
 
 static int name_valid(int field, const char *name)
 {
 	switch (field) {
-	case 0: return fb_detect_parse(name) >= 0;
-	case 1: return fb_reaction_parse(name) >= 0;
-	case 2: return fb_fsck_parse(name) >= 0;
-	default: return fb_data_parse(name) >= 0;
+	case FB_EXP_DETECT: return fb_detect_parse(name) >= 0;
+	case FB_EXP_REACTION: return fb_reaction_parse(name) >= 0;
+	case FB_EXP_FSCK: return fb_fsck_parse(name) >= 0;
+	case FB_EXP_DATA: return fb_data_parse(name) >= 0;
+	default: return !strcmp(name, "yes") || !strcmp(name, "no");
 	}
 }
 
 static const char *field_accepted(int field)
 {
 	switch (field) {
-	case 0: return "none, csum, sanity, io, mount";
-	case 1: return "none, recovered, error-continue, remount-ro, mount-refused, hang, panic, oops, kasan";
-	case 2: return "clean, repaired, unrepaired";
-	default: return "intact, lost, changed";
+	case FB_EXP_DETECT: return "none, csum, sanity, io, mount";
+	case FB_EXP_REACTION: return "none, recovered, error-continue, remount-ro, mount-refused, hang, panic, oops, kasan";
+	case FB_EXP_FSCK: return "clean, repaired, unrepaired";
+	case FB_EXP_DATA: return "intact, lost, changed";
+	default: return "yes, no";
 	}
 }
 
@@ -278,17 +282,16 @@ static void set_expect(struct ctx *c, const struct fb_entry *e)
 {
 	struct fb_expect_section *x = expect_section(c, e);
 
-	for (int f = 0; f < 4; f++) {
-		if (strcmp(e->key, expect_keys[f]))
+	for (int f = 0; f < FB_EXP__COUNT; f++) {
+		if (strcmp(e->key, fb_expect_names[f]))
 			continue;
 		check_expect_value(c, e, f);
-		char **slot = f == 0 ? &x->fields.detect : f == 1 ? &x->fields.reaction :
-			      f == 2 ? &x->fields.fsck : &x->fields.data;
-		free(*slot);
-		*slot = xstrdup(e->value);
+		free(x->fields.field[f]);
+		x->fields.field[f] = xstrdup(e->value);
 		return;
 	}
-	bad(c, e, "[%s] unknown key '%s'; accepted: detect, reaction, fsck, data", e->section, e->key);
+	bad(c, e, "[%s] unknown key '%s'; accepted: detect, reaction, fsck, data, warning",
+	    e->section, e->key);
 }
 
 static void set_populate(struct ctx *c, const struct fb_entry *e)
@@ -758,10 +761,8 @@ void fb_scenario_free(struct fb_scenario *s)
 		for (int q = 0; q < x->nquals; q++)
 			free(x->quals[q]);
 		free(x->quals);
-		free(x->fields.detect);
-		free(x->fields.reaction);
-		free(x->fields.fsck);
-		free(x->fields.data);
+		for (int f = 0; f < FB_EXP__COUNT; f++)
+			free(x->fields.field[f]);
 	}
 	fb_strv_free(s->groups);
 	fb_strv_free(s->requires);
@@ -815,9 +816,10 @@ static bool qual_matches(const struct fb_scenario *s, const char *kernel, const 
 void fb_scenario_expect(const struct fb_scenario *s, const char *kernel,
 			struct fb_expect *ret)
 {
-	static char any[] = "any";
+	static char any[] = "any", no[] = "no";
 
-	ret->detect = ret->reaction = ret->fsck = ret->data = any;
+	for (int f = 0; f < FB_EXP__COUNT; f++)
+		ret->field[f] = f == FB_EXP_WARNING ? no : any;
 	/* fewer qualifiers first, so the most specific section has the last word */
 	for (int nq = 0; nq <= 3; nq++) {
 		for (int i = 0; i < s->nexpects; i++) {
@@ -827,14 +829,9 @@ void fb_scenario_expect(const struct fb_scenario *s, const char *kernel,
 				all = qual_matches(s, kernel, x->quals[q]);
 			if (!all)
 				continue;
-			if (x->fields.detect)
-				ret->detect = x->fields.detect;
-			if (x->fields.reaction)
-				ret->reaction = x->fields.reaction;
-			if (x->fields.fsck)
-				ret->fsck = x->fields.fsck;
-			if (x->fields.data)
-				ret->data = x->fields.data;
+			for (int f = 0; f < FB_EXP__COUNT; f++)
+				if (x->fields.field[f])
+					ret->field[f] = x->fields.field[f];
 		}
 	}
 }

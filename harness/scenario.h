@@ -53,12 +53,21 @@ enum fb_timing {
 };
 
 /* The expectation: each field is "any" or a '|'-separated list of names. */
-struct fb_expect {
-	char *detect;
-	char *reaction;
-	char *fsck;
-	char *data;
+enum fb_expect_field {
+	FB_EXP_DETECT,
+	FB_EXP_REACTION,
+	FB_EXP_FSCK,
+	FB_EXP_DATA,
+	FB_EXP_WARNING,		/* yes|no: a WARNING/BUG/UBSAN line in the kernel log */
+	FB_EXP__COUNT
 };
+
+struct fb_expect {
+	char *field[FB_EXP__COUNT];
+};
+
+/* "detect", "reaction", "fsck", "data", "warning". */
+extern const char *const fb_expect_names[FB_EXP__COUNT];
 
 struct fb_expect_section {
 	char **quals;		/* kernel names, timing names, "reseal" */
@@ -146,7 +155,9 @@ const char *fb_scenario_axis(const struct fb_scenario *scn, const char *key);
 /*
  * The expectation for KERNEL: [expect] overridden field by field by every
  * [expect:QUAL…] section whose qualifiers all match (kernel, timing,
- * "reseal"), fewer qualifiers first. Fields stay "any" when nothing sets them.
+ * "reseal"), fewer qualifiers first. Fields stay "any" when nothing sets
+ * them, but warning, which is "no": a kernel WARNING is never expected
+ * unless a scenario says so.
  */
 void fb_scenario_expect(const struct fb_scenario *scn, const char *kernel,
 			struct fb_expect *ret);
