@@ -161,7 +161,15 @@ errcode_t fbx_object_pick(fbx_map_t m, size_t i,
 	}
 	if (o->reseal) {
 		err = fbx_seal(m, i, p, 1, &ok);
-		if (err) {
+		/*
+		 * The sealed object must verify: when the flipped field is what
+		 * locates the checksum (a dirent's rec_len on the way to the
+		 * tail, an htree's info_length or limit), libext2fs seals
+		 * somewhere else, and the change would not be a resealed one.
+		 */
+		if (!err)
+			err = fbx_seal(m, i, p, 0, &ok);
+		if (err || !ok) {
 			err = FBX_ET_RESEAL;
 			goto fail;
 		}

@@ -392,7 +392,7 @@ const char *fbx_error_message(errcode_t code)
 			"bad region (covered, csum, any or a field name)",
 		[FBX_ET_BAD_ON - FBX_ET_BASE] = "bad --on (rest, read or write)",
 		[FBX_ET_RESEAL - FBX_ET_BASE] =
-			"cannot recompute the checksum after this change",
+			"cannot reseal: after this change the object does not verify (the changed bytes decide where its checksum is or what it covers); choose another field or seed",
 		[FBX_ET_STALE - FBX_ET_BASE] =
 			"the image changed since it was mapped",
 		[FBX_ET_READ_ONLY - FBX_ET_BASE] =
