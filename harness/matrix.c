@@ -113,9 +113,10 @@ static void add_case(struct expander *x, const char *file, const char *kernel,
 	c->name = strdup(name);
 	c->kernel = strdup(kernel);
 	c->scn = scn;
-	c->params = xrealloc(NULL, (naxes + 1) * sizeof(*c->params));
-	c->nparams = naxes;
-	for (int a = 0; a < naxes; a++) {
+	/* axes and --set values alike: the repro command needs both */
+	c->params = xrealloc(NULL, (n + 1) * sizeof(*c->params));
+	c->nparams = n;
+	for (int a = 0; a < n; a++) {
 		c->params[a] = params[a];
 		params[a].section = params[a].key = params[a].value = NULL;
 	}

@@ -14,7 +14,8 @@ struct fb_case_spec {
 	char *name;		/* "inode/checksum:read:reseal@patched" */
 	char *kernel;
 	struct fb_scenario *scn;	/* loaded with the case's overrides */
-	struct fb_entry *params;	/* the axis values of this case (section.key=value) */
+	struct fb_entry *params;	/* the axis values of this case, then the --set
+					   values (section.key=value) */
 	int nparams;
 };
 

@@ -16,8 +16,14 @@ rm -rf "$out"
 rc=$?
 echo "flipbed matrix ci: exit $rc (results: $out)"
 missing=0
-for t in $("$flipbed" run "$here/scenario-errors/03-unknown-type.scn" --list 2>&1 |
-	sed -n 's/.*accepted: none, range, //p' | tr -d ','); do
+types=$("$flipbed" run "$here/scenario-errors/03-unknown-type.scn" --list 2>&1 |
+	sed -n 's/.*accepted: none, range, //p' | tr -d ',')
+# the corruptor knows 22 types: an empty or short list would check nothing
+if [ "$(echo $types | wc -w)" -lt 22 ]; then
+	echo "cannot read the corruptor's type list (got: '$types')"
+	missing=1
+fi
+for t in $types; do
 	for k in stock patched; do
 		if ! grep -q "\"kernel\":\"$k\".*\"target\":{[^}]*\"type\":\"$t\"" "$out/cases.jsonl"; then
 			echo "no case of type $t on kernel $k"
