@@ -394,8 +394,20 @@ int fb_golden_get(const struct fb_scenario *s, const char *cachedir,
 	FILE *h = fopen(hashfile, "w");
 	if (!h || fprintf(h, "%016llx\n", (unsigned long long)g->hash) < 0 || fclose(h))
 		return fail(g, "cannot write %s", hashfile);
-	if (rename(tmp, g->dir) && errno != ENOTEMPTY && errno != EEXIST)
-		return fail(g, "cannot rename %s: %s", tmp, strerror(errno));
+	if (rename(tmp, g->dir)) {
+		if (errno != ENOTEMPTY && errno != EEXIST)
+			return fail(g, "cannot rename %s: %s", tmp, strerror(errno));
+		/* another run built the same recipe first: use its image */
+		snprintf(hashfile, sizeof(hashfile), "%s/golden.hash", g->dir);
+		if (read_hash(hashfile, &g->hash))
+			return fail(g, "cannot read %s", hashfile);
+		argv[0] = "rm";
+		argv[1] = "-rf";
+		argv[2] = tmp;
+		argv[3] = NULL;
+		snprintf(text, sizeof(text), "%s/build.log", g->dir);
+		run_logged(text, argv);
+	}
 	return 0;
 }
 
