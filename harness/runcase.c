@@ -662,6 +662,13 @@ int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 	}
 	if (fb_golden_check(g))
 		set_infra(&x, "golden image %s changed during the case", g->path);
+	/* a fault that never fired says nothing about the kernel */
+	snprintf(path, sizeof(path), "%s/faults.jsonl", x.dir);
+	json_t *fired = faults_json(path);
+	if (x.nrules && !json_array_size(fired))
+		set_infra(&x, "the fault never fired: no request touched its bytes after it was armed at '%s' (%s)",
+			  x.s->timing == FB_TIMING_REST ? "boot" : x.s->arm, x.rules[0]);
+	json_decref(fired);
 	if (x.infra[0] && !out.infra[0])
 		snprintf(out.infra, sizeof(out.infra), "%s", x.infra);
 	verdict = out.infra[0] ? FB_VERDICT_INFRA : judge(&out, &e, mismatch);
