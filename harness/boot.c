@@ -184,7 +184,7 @@ static int check_built(struct boot *b, char *kernel, char *initrd, char *plugin)
 	if (strcmp(b->variant, "stock") && strcmp(b->variant, "patched") &&
 	    strcmp(b->variant, "kasan"))
 		return bad("--kernel '%s': accepted: stock, patched, kasan", b->variant);
-	snprintf(kernel, PATH_MAX, "%s/kernel/%s/vmlinux", bd, b->variant);
+	vm_kernel_path(bd, b->variant, kernel, PATH_MAX);
 	if (access(kernel, R_OK))
 		return bad("kernel variant '%s' is not built (%s missing); build it with 'make %s'",
 			   b->variant, kernel, strcmp(b->variant, "kasan") ? "kernels" : "kasan");

@@ -30,6 +30,7 @@
 #include "report.h"
 #include "run.h"
 #include "runcase.h"
+#include "vm.h"
 
 #define MAX_SETS 32
 
@@ -229,7 +230,7 @@ static int check_built(const struct fb_case_specs *cases)
 		bad++;
 	}
 	for (int i = 0; i < cases->n; i++) {
-		snprintf(path, sizeof(path), "%s/kernel/%s/vmlinux", build_dir(), cases->v[i].kernel);
+		vm_kernel_path(build_dir(), cases->v[i].kernel, path, sizeof(path));
 		if (access(path, R_OK)) {
 			fprintf(stderr, "flipbed: kernel '%s' is not built (%s); run 'make %s/kernel/%s/bzImage'\n",
 				cases->v[i].kernel, path, build_dir(), cases->v[i].kernel);

@@ -538,7 +538,7 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 
 	snprintf(plugin, sizeof(plugin), "%s/lib/nbdkit-flipbed-plugin.so", o->build);
 	snprintf(faultlog, sizeof(faultlog), "%s/faults.jsonl", x->dir);
-	snprintf(kernel, sizeof(kernel), "%s/kernel/%s/vmlinux", o->build, x->c->kernel);
+	vm_kernel_path(o->build, x->c->kernel, kernel, sizeof(kernel));
 	snprintf(initrd, sizeof(initrd), "%s/guest/initramfs.cpio.gz", o->build);
 	nc.image = image;
 	nc.plugin = plugin;

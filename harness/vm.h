@@ -63,6 +63,14 @@ struct vm_result {
 };
 
 /*
+ * The file QEMU boots for kernel VARIANT under BUILD: vmlinux through its
+ * PVH entry (no firmware, no decompression), except for kasan, whose PVH
+ * entry code is instrumented and faults before KASAN's early shadow exists
+ * in 6.1: it boots its bzImage instead. Returns BUF.
+ */
+const char *vm_kernel_path(const char *build, const char *variant, char *buf, size_t len);
+
+/*
  * Boot once (proc_init() must have run). H is required, its members are
  * optional. Returns 0 when QEMU ran (see R->end), -1 if it could not start
  * (R->end is VM_END_INFRA, R->why says why).
