@@ -17,6 +17,8 @@ enum {
 int cmd_boot(int argc, char **argv);
 int cmd_run(int argc, char **argv);	/* run.c */
 int cmd_matrix(int argc, char **argv);	/* run.c */
+int cmd_campaign(int argc, char **argv);	/* campaign.c */
+int cmd_image(int argc, char **argv);	/* image_cmd.c */
 
 /* build/, found from the running binary (build/bin/flipbed). */
 const char *build_dir(void);

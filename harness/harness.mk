@@ -15,10 +15,11 @@
 
 HARNESS_SRCS := $(addprefix harness/,main.c boot.c proc.c nbd.c vm.c \
 	scenario.c matrix.c vocab.c image.c manifest.c runcase.c run.c xalloc.c \
-	classify.c outcome.c) harness/guest/steps.c harness/guest/pattern.c
+	classify.c outcome.c campaign.c campaign_gen.c campaign_find.c \
+	campaign_min.c image_cmd.c) harness/guest/steps.c harness/guest/pattern.c
 HARNESS_HDRS := $(addprefix harness/,cmd.h proc.h nbd.h vm.h scenario.h run.h \
 	matrix.h vocab.h image.h manifest.h runcase.h classify.h outcome.h xalloc.h \
-	report.h) harness/guest/steps.h harness/guest/steps.def \
+	report.h campaign.h) harness/guest/steps.h harness/guest/steps.def \
 	harness/guest/agent.h $(FBX_HDRS)
 HARNESS_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(HARNESS_SRCS))
 HARNESS_CFLAGS = -Iharness $(FBX_CFLAGS) $(shell $(PKG_CONFIG) --cflags inih jansson)
@@ -31,6 +32,11 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	timeout.sh interrupt.sh rule.sh panic.sh infra.sh scenario-errors.sh \
 	matrix-interrupt.sh matrix-ci.sh)
 BENCHES += bench-boot bench-matrix
+
+# flipbed campaign (findings keep their image as compressed qcow2: qemu-img)
+# and show --inspect (guestfish boots a libguestfs appliance on the
+# distribution's kernel: libguestfs-tools needs linux-image-amd64 to build it).
+PACKAGES += qemu-utils libguestfs-tools linux-image-amd64
 
 $(B)/obj/harness/%.o: harness/%.c $(HARNESS_HDRS)
 	@mkdir -p $(@D)

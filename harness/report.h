@@ -96,6 +96,16 @@ int fb_report_ktap(const char *dir, FILE *out);
 int fb_report_ktap_run(const struct fb_run *run, FILE *out);
 /* One case as `flipbed show` prints it: kernel messages first. */
 int fb_report_show(const struct fb_run *run, const struct fb_case *c, FILE *out);
+/*
+ * Open C's kept image (cases/<dir>/image.raw) read-only with TOOL:
+ * "inspect" runs guestfish in a libguestfs appliance (a stock distribution
+ * kernel; LIBGUESTFS_BACKEND_SETTINGS=force_tcg unless set), "debugfs" runs
+ * debugfs -c. ARGS go to the tool (guestfish commands, debugfs options);
+ * without them it is interactive. Returns the tool's exit status, 2 when
+ * the case kept no image.
+ */
+int fb_report_inspect(const struct fb_run *run, const struct fb_case *c,
+		      const char *tool, char **args, int nargs);
 
 /*
  * The commands (argv[0] is the command name). Exit status: report and

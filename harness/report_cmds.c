@@ -121,11 +121,35 @@ static int show_matches(const struct fb_run *run, const char *pat)
 	return 0;
 }
 
+/* --inspect / --debugfs: the one case PAT names, its kept image opened by TOOL. */
+static int inspect_match(const struct fb_run *run, const char *pat, const char *tool,
+			 char **args, int nargs)
+{
+	const struct fb_case *c = NULL;
+
+	for (size_t i = 0; i < run->n; i++) {
+		if (!case_matches(&run->cases[i], pat))
+			continue;
+		if (c) {
+			fprintf(stderr, "flipbed: %s opens one case, but '%s' matches %s and %s; "
+				"accepted: a case name\n", tool, pat, c->name, run->cases[i].name);
+			return 2;
+		}
+		c = &run->cases[i];
+	}
+	if (!c) {
+		fprintf(stderr, "flipbed: no case matches '%s' in %s\n", pat, run->cases_path);
+		return 2;
+	}
+	return fb_report_inspect(run, c, tool, args, nargs);
+}
+
 int cmd_show(int argc, char **argv)
 {
-	static const char u[] = "flipbed show CASE [--run DIR]";
-	const char *pat = NULL;
-	char *dir = NULL;
+	static const char u[] = "flipbed show CASE [--run DIR] [--inspect|--debugfs [-- ARGS...]]";
+	const char *pat = NULL, *tool = NULL;
+	char *dir = NULL, **args = NULL;
+	int nargs = 0;
 	struct fb_run run;
 	int ret;
 
@@ -134,7 +158,13 @@ int cmd_show(int argc, char **argv)
 			return printf("usage: %s\n", u), 0;
 		if (!strcmp(argv[i], "--run") && i + 1 < argc && !dir)
 			dir = strdup(argv[++i]);
-		else if (!pat && argv[i][0] != '-')
+		else if ((!strcmp(argv[i], "--inspect") || !strcmp(argv[i], "--debugfs")) && !tool)
+			tool = argv[i] + 2;
+		else if (!strcmp(argv[i], "--") && tool) {
+			args = argv + i + 1;
+			nargs = argc - i - 1;
+			break;
+		} else if (!pat && argv[i][0] != '-')
 			pat = argv[i];
 		else
 			return free(dir), usage(u, argv[i]);
@@ -143,7 +173,10 @@ int cmd_show(int argc, char **argv)
 		return free(dir), usage(u, NULL);
 	if (!dir && !(dir = newest_run()))
 		return 2;
-	ret = fb_run_load(dir, &run) ? 2 : show_matches(&run, pat);
+	if (fb_run_load(dir, &run))
+		ret = 2;
+	else
+		ret = tool ? inspect_match(&run, pat, tool, args, nargs) : show_matches(&run, pat);
 	fb_run_free(&run);
 	free(dir);
 	return ret;

@@ -4,9 +4,11 @@
  * (what a reader looks for), then outcome against expectation, what was
  * done to the disk and by the guest, fsck, and the command to reproduce.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "report_int.h"
 
 static void put_value(FILE *out, json_t *v)
@@ -157,4 +159,54 @@ int fb_report_show(const struct fb_run *run, const struct fb_case *c, FILE *out)
 	show_file(run, c, "fsck", "fsck.txt", false, out);
 	fprintf(out, "\nrepro\n  %s\n", repro ? repro : "(none recorded)");
 	return 0;
+}
+
+/*
+ * The tool replaces flipbed (exec), so an interactive session owns the
+ * terminal and its exit status is the command's.
+ */
+int fb_report_inspect(const struct fb_run *run, const struct fb_case *c,
+		      const char *tool, char **args, int nargs)
+{
+	char *image = fb_path(run->dir, c->dir, "image.raw");
+	char *argv[16 + nargs];
+	int n = 0;
+
+	if (!image || access(image, R_OK)) {
+		fprintf(stderr, "flipbed: %s kept no image (%s); run it again with --keep "
+			"(flipbed run ... --keep, flipbed campaign ... --keep)\n",
+			c->name, image ? image : c->dir);
+		free(image);
+		return 2;
+	}
+	if (!strcmp(tool, "debugfs")) {
+		/* -c: catastrophic mode, read-only, bitmaps not read: opens corrupt images */
+		argv[n++] = "debugfs";
+		argv[n++] = "-c";
+	} else {
+		/* TCG here: KVM only runs PVM guests (DESIGN.md) */
+		setenv("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg", 0);
+		argv[n++] = "guestfish";
+		argv[n++] = "--ro";
+		argv[n++] = "--format=raw";
+		argv[n++] = "-a";
+		argv[n++] = image;
+		argv[n++] = "-m";
+		argv[n++] = "/dev/sda";
+	}
+	for (int i = 0; i < nargs; i++)
+		argv[n++] = args[i];
+	if (!strcmp(tool, "debugfs"))
+		argv[n++] = image;
+	argv[n] = NULL;
+	fprintf(stderr, "flipbed: %s:", c->name);
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, " %s", argv[i]);
+	fputc('\n', stderr);
+	fflush(NULL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "flipbed: cannot run %s: %s (Debian: %s)\n", argv[0], strerror(errno),
+		!strcmp(tool, "debugfs") ? "e2fsprogs" : "libguestfs-tools");
+	free(image);
+	return 2;
 }
