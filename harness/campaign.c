@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "classify.h"
 #include "cmd.h"
 #include "run.h"
 
@@ -29,6 +31,7 @@ struct campaign_args {
 	char *timingv[MAX_LIST + 1];
 	const char *out;
 	const char *minimize;
+	const char *title;
 	int jobs;
 	bool keep;
 	bool generate_only;
@@ -40,6 +43,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: flipbed campaign --seed S --count N [options]\n"
 "       flipbed campaign --minimize FINDING_DIR [--jobs N]\n"
+"       flipbed campaign --title LOG   (a finding's title from a dmesg.txt or transcript.log)\n"
 "  --kernel K          kasan (default when build/kernel/kasan is built), patched, stock\n"
 "  --types T,...       object types to corrupt (default: every type a recipe holds)\n"
 "  --timing T,...      rest, read, read-sticky, write (default rest,read,write)\n"
@@ -141,6 +145,7 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		{ "keep", no_argument, NULL, 'K' },
 		{ "generate", no_argument, NULL, 'g' },
 		{ "minimize", required_argument, NULL, 'm' },
+		{ "title", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -213,6 +218,9 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		case 'm':
 			a->minimize = optarg;
 			break;
+		case 'i':
+			a->title = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -225,7 +233,7 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		fprintf(stderr, "flipbed campaign: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
-	if (a->minimize)
+	if (a->minimize || a->title)
 		return 0;
 	if (!a->have_seed || !a->o.count) {
 		fprintf(stderr, "flipbed campaign: --seed and --count are required (or --minimize DIR)\n");
@@ -303,6 +311,44 @@ int fb_campaign_execute(char *const files[], int n, const char *kernel,
 	return rc;
 }
 
+/*
+ * A resumed campaign runs again the cases an interrupt cut short: their
+ * records (infra "interrupted by …") leave cases.jsonl first, so no case
+ * is recorded twice.
+ */
+static int drop_interrupted(const char *jsonl)
+{
+	char tmp[PATH_MAX + 8], *line = NULL;
+	size_t cap = 0;
+	FILE *in = fopen(jsonl, "r"), *out;
+	int dropped = 0;
+
+	if (!in)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", jsonl);
+	out = fopen(tmp, "w");
+	if (!out) {
+		fclose(in);
+		return -1;
+	}
+	while (getline(&line, &cap, in) > 0) {
+		json_t *rec = json_loads(line, 0, NULL);
+		const char *why = json_string_value(json_object_get(json_object_get(rec, "outcome"), "infra"));
+		if (why && strstr(why, "interrupted by"))
+			dropped++;
+		else
+			fputs(line, out);
+		json_decref(rec);
+	}
+	free(line);
+	fclose(in);
+	if (fclose(out) || rename(tmp, jsonl)) {
+		unlink(tmp);
+		return -1;
+	}
+	return dropped;
+}
+
 /* The case files of the campaign not yet in DIR/run/cases.jsonl (a resumed campaign). */
 static char **pending_files(const struct campaign_args *a, const char *dir, int *ret_n)
 {
@@ -314,6 +360,8 @@ static char **pending_files(const struct campaign_args *a, const char *dir, int 
 
 	snprintf(sdir, sizeof(sdir), "%s/scenarios", dir);
 	snprintf(jsonl, sizeof(jsonl), "%s/run/cases.jsonl", dir);
+	if (drop_interrupted(jsonl) < 0)
+		fprintf(stderr, "flipbed campaign: cannot rewrite %s: %s\n", jsonl, strerror(errno));
 	if (!access(jsonl, R_OK))
 		have = fb_run_load(jsonl, &done) == 0;
 	for (int i = 1; i <= a->o.count; i++) {
@@ -387,13 +435,48 @@ static int run_campaign(struct campaign_args *a, int argc, char **argv)
 	struct fb_campaign_run cr = {
 		.opts = &a->o, .dir = dir, .seconds = now() - t0, .ran = n, .keep = a->keep,
 	};
-	int found = fb_campaign_collect(&cr);
+	int infra, found = fb_campaign_collect(&cr, &infra);
 	if (found < 0)
 		return EXIT_INFRA;
 	printf("campaign: %s/campaign.md; %d distinct finding%s in %s/findings\n", dir, found,
 	       found == 1 ? "" : "s", dir);
-	/* interrupted (130) and infra statuses pass through; findings are not a failure */
-	return rc == EXIT_UNMET ? EXIT_MET : rc;
+	/*
+	 * Findings are what a campaign is for, not a failure; faults that never
+	 * fired are a property of the case. Exit 3 only when flipbed itself
+	 * failed somewhere (QEMU, nbdkit, a golden image), 130 when interrupted.
+	 */
+	if (rc == 130 || rc == EXIT_BADINPUT)
+		return rc;
+	return infra ? EXIT_INFRA : EXIT_MET;
+}
+
+/* --title LOG: the title a finding with these kernel messages gets. */
+static int print_title(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	char *text = NULL, *dmesg = NULL, title[256];
+	size_t len = 0, n;
+	char buf[65536];
+
+	if (!f) {
+		fprintf(stderr, "flipbed campaign: --title %s: %s\n", file, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	FILE *m = open_memstream(&text, &len);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, m);
+	fclose(m);
+	fclose(f);
+	/* a transcript (C/A/H lines) holds the messages twice: dmesg text first */
+	if ((!strncmp(text, "C ", 2) || strstr(text, "\nC ") || strstr(text, "\nA kmsg ")) &&
+	    fb_dmesg_text(text, len, &dmesg) == 0) {
+		free(text);
+		text = dmesg;
+	}
+	fb_signature_from_dmesg(text, title, sizeof(title));
+	printf("%s\n", title);
+	free(text);
+	return EXIT_MET;
 }
 
 int cmd_campaign(int argc, char **argv)
@@ -402,6 +485,8 @@ int cmd_campaign(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_BADINPUT;
+	if (a.title)
+		return print_title(a.title);
 	if (a.minimize)
 		return fb_campaign_minimize(a.minimize, a.jobs);
 	return run_campaign(&a, argc, argv);

@@ -83,9 +83,11 @@ struct fb_campaign_run {
 /*
  * Read DIR/run, write DIR/findings/<signature>/ for every finding (console,
  * fault log, scenario, compressed corrupted image, repro) and DIR/campaign.md.
- * Returns the number of distinct findings, or -1.
+ * Returns the number of distinct findings, or -1; *RET_INFRA is the number
+ * of cases that failed for flipbed's own reasons (QEMU, nbdkit, a golden
+ * image), not counting faults that never fired or targets an image lacks.
  */
-int fb_campaign_collect(const struct fb_campaign_run *cr);
+int fb_campaign_collect(const struct fb_campaign_run *cr, int *ret_infra);
 
 /*
  * Rebuild the corrupted image of the scenario FILE (its golden image with

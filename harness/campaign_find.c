@@ -88,7 +88,9 @@ static bool trace_func(char **lines, int start, int nlines, bool rip, char *buf,
 			}
 			continue;
 		}
-		if (!strncmp(m, "? ", 2) || !strchr(m, '+') || strchr(m, ' ') < strchr(m, '+'))
+		const char *plus = strchr(m, '+'), *sp = strchr(m, ' ');
+		/* a frame is "func+0x1c/0x40": one word, '?' frames are guesses */
+		if (!strncmp(m, "? ", 2) || !plus || (sp && sp < plus))
 			continue;
 		func_name(m, buf, len);
 		if (*buf && !is_boring(buf))
@@ -467,6 +469,8 @@ static const char *infra_kind(const struct fb_case *c)
 		why = "";
 	if (strstr(why, "never fired"))
 		return "fault never fired";
+	if (strstr(why, "interrupted by"))
+		return "interrupted";
 	if (!strncmp(why, "target ", 7))
 		return "target not in image";
 	return "infrastructure";
@@ -478,14 +482,15 @@ static void rate(FILE *f, const char *name, const struct tally *t)
 		t->cases ? 100.0 * t->detected / t->cases : 0.0, t->unsafe);
 }
 
-static void write_summary(const struct fb_campaign_run *cr, const struct fb_run *run,
-			  struct finding *fv, int nf)
+/* Returns the number of cases of infra kind "infrastructure". */
+static int write_summary(const struct fb_campaign_run *cr, const struct fb_run *run,
+			 struct finding *fv, int nf)
 {
 	const char *const *types = fb_campaign_types();
 	int ntypes = 0, nclass[FB_CLASS__COUNT] = { 0 }, nreact[FB_REACT__COUNT] = { 0 };
-	int ninfra[3] = { 0 }, warnings = 0, silent = 0;
-	static const char *const ikinds[3] = { "fault never fired", "target not in image",
-					       "infrastructure" };
+	int ninfra[4] = { 0 }, warnings = 0, silent = 0;
+	static const char *const ikinds[4] = { "fault never fired", "target not in image",
+					       "interrupted", "infrastructure" };
 	char path[PATH_MAX + 32];
 
 	while (types[ntypes])
@@ -500,7 +505,7 @@ static void write_summary(const struct fb_campaign_run *cr, const struct fb_run 
 		nclass[k]++;
 		if (k == FB_CLASS_INFRA) {
 			const char *kind = infra_kind(c);
-			for (int j = 0; j < 3; j++)
+			for (int j = 0; j < 4; j++)
 				ninfra[j] += !strcmp(kind, ikinds[j]);
 			continue;
 		}
@@ -527,7 +532,7 @@ static void write_summary(const struct fb_campaign_run *cr, const struct fb_run 
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "flipbed campaign: cannot write %s: %s\n", path, strerror(errno));
-		return;
+		return ninfra[3];
 	}
 	const struct fb_campaign_opts *o = cr->opts;
 	fprintf(f, "# flipbed campaign, seed %llu\n\n", (unsigned long long)o->seed);
@@ -557,7 +562,7 @@ static void write_summary(const struct fb_campaign_run *cr, const struct fb_run 
 	fprintf(f, "| WARNING/BUG/UBSAN line | %d |\n| data changed, nothing detected | %d |\n",
 		warnings, silent);
 	fputs("\n| infra kind | cases |\n|---|---|\n", f);
-	for (int j = 0; j < 3; j++)
+	for (int j = 0; j < 4; j++)
 		fprintf(f, "| %s | %d |\n", ikinds[j], ninfra[j]);
 
 	fputs("\n## Detection rate by object type\n\nCases with a kernel outcome; *detected*: "
@@ -591,6 +596,7 @@ static void write_summary(const struct fb_campaign_run *cr, const struct fb_run 
 			fb_case_str(c, "scenario"), c->kernel);
 	}
 	fclose(f);
+	return ninfra[3];
 }
 
 static int cmp_finding(const void *a, const void *b)
@@ -600,7 +606,7 @@ static int cmp_finding(const void *a, const void *b)
 	return y->n != x->n ? y->n - x->n : strcmp(x->title, y->title);
 }
 
-int fb_campaign_collect(const struct fb_campaign_run *cr)
+int fb_campaign_collect(const struct fb_campaign_run *cr, int *ret_infra)
 {
 	char rdir[PATH_MAX + 8], fdir[PATH_MAX + 16], cmd[PATH_MAX + 64], title[256];
 	struct finding *fv = NULL;
@@ -627,7 +633,7 @@ int fb_campaign_collect(const struct fb_campaign_run *cr)
 	for (int i = 0; i < nf; i++)
 		write_finding(&run, cr->dir, &fv[i]);
 	qsort(fv, nf, sizeof(*fv), cmp_finding);
-	write_summary(cr, &run, fv, nf);
+	*ret_infra = write_summary(cr, &run, fv, nf);
 	for (int i = 0; i < nf; i++)
 		free(fv[i].cases);
 	free(fv);

@@ -440,12 +440,22 @@ static void op(struct wstate *w)
 	}
 }
 
-static void workload(struct wstate *w, const struct recipe *r, const char *timing)
+/*
+ * mount, then the target's own path (walk reads a file, or every file of a
+ * directory; an xattr block is read by setxattr), then random steps. Without
+ * that first touch most read faults on a path's object would never fire.
+ */
+static void workload(struct wstate *w, const struct recipe *r, const char *type,
+		     const char *path, const char *timing)
 {
 	int n = 2 + fb_rng_below(w->rng, 6);
 
 	load_state(w, r);
 	step(w, "mount");
+	if (!strcmp(type, "xattr-block"))
+		step(w, "setxattr %s user.t 8", path);
+	else if (path[0])
+		step(w, "walk %s", path);
 	for (int i = 0; i < n; i++)
 		op(w);
 	/* a write fault needs writes: metadata reaches the disk at sync */
@@ -543,6 +553,9 @@ static void draw_rest(const struct fb_campaign_opts *o, struct fb_rng *rng, stru
 	while (o->timings[nt])
 		nt++;
 	d->timing = o->timings[fb_rng_below(rng, nt)];
+	/* the kernel never reads or writes a backup superblock: only at rest it counts */
+	if (!strcmp(d->type, "superblock-backup") && in_list(o->timings, "rest"))
+		d->timing = "rest";
 	d->tseed = (unsigned)(fb_rng_next(rng) >> 32);
 }
 
@@ -614,7 +627,7 @@ int fb_campaign_write_case(const struct fb_campaign_opts *o, int i, const char *
 	fb_rng_case(&rng, o->seed, i);
 	draw_target(&rng, types[fb_rng_below(&rng, nt)], &d);
 	draw_rest(o, &rng, &d);
-	workload(&w, d.r, d.timing);
+	workload(&w, d.r, d.type, d.path, d.timing);
 
 	fb_campaign_case_file(dir, i, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
