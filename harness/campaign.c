@@ -274,7 +274,7 @@ static double now(void)
 
 int fb_campaign_execute(char *const files[], int n, const char *kernel,
 			const char *out, int jobs, bool keep, bool quiet,
-			int argc, char **argv)
+			const char *label, int argc, char **argv)
 {
 	char kernels[256];
 	struct fb_select sel = { .kernels = kernel ? kernels : NULL };
@@ -288,7 +288,7 @@ int fb_campaign_execute(char *const files[], int n, const char *kernel,
 	if (fb_scenarios_expand(files, n, &sel, &cases) < 0)
 		return EXIT_BADINPUT;
 	struct fb_exec e = {
-		.out = out, .jobs = jobs, .keep = keep, .label = "campaign",
+		.out = out, .jobs = jobs, .keep = keep, .label = label,
 		.argc = argc, .argv = argv,
 	};
 	if (quiet) {
@@ -423,7 +423,7 @@ static int run_campaign(struct campaign_args *a, int argc, char **argv)
 			a->o.count - n, a->o.count);
 	if (n)
 		rc = fb_campaign_execute(files, n, a->o.kernel, rdir, a->jobs, a->keep, true,
-					 argc, argv);
+					 "campaign", argc, argv);
 	for (int i = 0; i < n; i++)
 		free(files[i]);
 	free(files);

@@ -101,10 +101,11 @@ int fb_campaign_minimize(const char *finding_dir, int jobs);
 
 /*
  * Run the scenario files FILES on KERNEL into OUT with fb_run_execute, its
- * reports printed to /dev/null when QUIET. Returns fb_run_execute's status.
+ * reports printed to /dev/null when QUIET; LABEL is run.json's "matrix".
+ * Returns fb_run_execute's status.
  */
 int fb_campaign_execute(char *const files[], int n, const char *kernel,
 			const char *out, int jobs, bool keep, bool quiet,
-			int argc, char **argv);
+			const char *label, int argc, char **argv);
 
 #endif

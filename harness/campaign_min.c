@@ -109,7 +109,7 @@ static bool reproduces(struct mini *m, unsigned bits, char *got, size_t len)
 	if (write_scn(m, file, bits))
 		return false;
 	char *files[] = { file };
-	int rc = fb_campaign_execute(files, 1, m->kernel, out, 1, false, true, 1, argv);
+	int rc = fb_campaign_execute(files, 1, m->kernel, out, 1, false, true, "minimize", 1, argv);
 	if (rc == 130 || rc == EXIT_BADINPUT || fb_run_load(out, &run) < 0)
 		return false;
 	if (run.n)

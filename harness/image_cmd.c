@@ -227,5 +227,5 @@ int cmd_image(int argc, char **argv)
 	fprintf(stderr, "flipbed image: %s\n", file);
 	char *files[] = { file };
 	int jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	return fb_campaign_execute(files, 1, a.kernel, out, jobs, a.keep, false, argc, argv);
+	return fb_campaign_execute(files, 1, a.kernel, out, jobs, a.keep, false, "image", argc, argv);
 }
