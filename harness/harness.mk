@@ -31,7 +31,7 @@ PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev \
 TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	timeout.sh interrupt.sh rule.sh panic.sh infra.sh scenario-errors.sh \
 	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-run.sh image-cmd.sh)
-BENCHES += bench-boot bench-matrix
+BENCHES += bench-boot bench-matrix bench-campaign
 
 # flipbed campaign (findings keep their image as compressed qcow2: qemu-img)
 # and show --inspect (guestfish boots a libguestfs appliance on the
@@ -50,7 +50,10 @@ $(B)/bin/flipbed: $(HARNESS_OBJS) $(REPORT_LIB) $(FBX_LIB)
 _run: $(ALL)
 	@$(B)/bin/flipbed matrix quick
 
-.PHONY: bench-boot bench-matrix
+.PHONY: bench-boot bench-matrix bench-campaign
+bench-campaign: $(ALL)
+	@harness/bench-campaign.sh
+
 bench-matrix: $(ALL)
 	@harness/bench-matrix.sh
 
