@@ -30,7 +30,7 @@ PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev \
 	libjansson-dev libext2fs-dev
 TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	timeout.sh interrupt.sh rule.sh panic.sh infra.sh scenario-errors.sh \
-	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-run.sh image-cmd.sh)
+	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-run.sh campaign-minimize.sh image-cmd.sh)
 BENCHES += bench-boot bench-matrix bench-campaign
 
 # flipbed campaign (findings keep their image as compressed qcow2: qemu-img)
