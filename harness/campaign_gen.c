@@ -63,7 +63,7 @@ static const struct recipe recipes[] = {
 	  "file = /f128 128\nfiles = /dfull 8 10\n",
 	  true,
 	  "superblock group-desc block-bitmap inode-bitmap inode:/f128 inode:/dfull "
-	  "inode-extra:/f128 inode-extra:/dfull inline-data:/f128 inline-data:/dfull journal-sb",
+	  "inode-extra:/f128 inode-extra:/dfull inline-data:/f128 journal-sb",
 	  "/f128:128 /dfull/f000000:10 /dfull/f000007:10", "", "/ /dfull" },
 	{ "journal", "a journal holding a write and a revoke transaction that the mount replays",
 	  "features = metadata_csum\noptions = -b 4096 -I 256\nsize = 64M\n",
@@ -103,7 +103,7 @@ static const struct recipe recipes[] = {
 	  "file = /f 500\nfile = /big 100000\nxattr = /big user.a 300\nfiles = /dd 20 10\n",
 	  true,
 	  "superblock group-desc block-bitmap inode-bitmap inode:/f inode:/big inode:/dd "
-	  "inode-extra:/big inode-extra:/f inline-data:/f inline-data:/dd journal-sb data:/big",
+	  "inode-extra:/big inode-extra:/f inline-data:/f journal-sb data:/big",
 	  "/f:500 /big:100000 /dd/f000000:10 /dd/f000019:10", "", "/ /dd" },
 	{ "xattr-deep", "no inline data: an xattr block and in-inode xattrs, an index extent block, an htree",
 	  "features = metadata_csum\noptions = -b 4096 -I 256\nsize = 64M\n",
