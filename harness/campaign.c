@@ -433,7 +433,7 @@ static int run_campaign(struct campaign_args *a, int argc, char **argv)
 		drop_images(dir);
 
 	struct fb_campaign_run cr = {
-		.opts = &a->o, .dir = dir, .seconds = now() - t0, .ran = n, .keep = a->keep,
+		.opts = &a->o, .dir = dir, .seconds = now() - t0, .before = a->o.count - n, .keep = a->keep,
 	};
 	int infra, found = fb_campaign_collect(&cr, &infra);
 	if (found < 0)

@@ -76,7 +76,7 @@ struct fb_campaign_run {
 	const struct fb_campaign_opts *opts;
 	const char *dir;	/* the campaign directory */
 	double seconds;		/* wall time of the cases run by this invocation */
-	int ran;		/* cases run by this invocation */
+	int before;		/* cases recorded before this invocation (resumed) */
 	bool keep;		/* keep every case image */
 };
 

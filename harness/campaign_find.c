@@ -280,7 +280,7 @@ void fb_finding_title(const struct fb_run *run, const struct fb_case *c, char *b
 		return;
 	}
 	if (c->data == FB_DATA_CHANGED && c->detect == FB_DETECT_NONE && strcmp(c->type, "data"))
-		snprintf(buf, len, "silent data change after a %s flip%s", c->type,
+		snprintf(buf, len, "silent data change after a flip in %s%s", c->type,
 			 c->reseal ? " (resealed)" : "");
 }
 
@@ -539,6 +539,7 @@ static int write_summary(const struct fb_campaign_run *cr, const struct fb_run *
 	fprintf(f, "%d cases generated, %zu recorded in run/cases.jsonl; kernel %s; bits 1..%u; "
 		"reseal ratio %.2f; timings ", o->count, run->n, o->kernel, o->max_bits,
 		o->reseal_ratio);
+	int ran = (int)run->n - cr->before;
 	for (char **t = o->timings; *t; t++)
 		fprintf(f, "%s%s", *t, t[1] ? "," : "");
 	fputs("; types ", f);
@@ -549,8 +550,8 @@ static int write_summary(const struct fb_campaign_run *cr, const struct fb_run *
 	fprintf(f, ".\nThis invocation ran %d cases in %.0f s: **%.1f cases/min** (golden images "
 		"included).\n\nRe-generate the files with `build/bin/flipbed campaign --seed %llu "
 		"--count %d --kernel %s --generate`; every case file is a scenario "
-		"(`build/bin/flipbed run FILE`).\n\n", cr->ran, cr->seconds,
-		cr->seconds > 0 ? cr->ran * 60 / cr->seconds : 0, (unsigned long long)o->seed,
+		"(`build/bin/flipbed run FILE`).\n\n", ran, cr->seconds,
+		cr->seconds > 0 ? ran * 60 / cr->seconds : 0, (unsigned long long)o->seed,
 		o->count, o->kernel);
 
 	fputs("## Outcome classes\n\n| class | cases |\n|---|---|\n", f);
