@@ -11,9 +11,15 @@ fail=0
 for sig in INT TERM; do
 	out=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-int.XXXXXX")
 	before=$(pgrep -d ' ' -f 'qemu-system|nbdkit' || true)
-	"$flipbed" matrix quick --kernel patched --jobs 2 --out "$out/run" > "$out/log" 2>&1 &
+	# the ci matrix on one kernel (about 100 cases) cannot finish before the
+	# signal; it comes once two cases are recorded, so workers are running
+	"$flipbed" matrix ci --kernel patched --jobs 2 --out "$out/run" > "$out/log" 2>&1 &
 	pid=$!
-	sleep 6
+	i=0
+	while [ $i -lt 3000 ] && [ "$(cat "$out/run/cases.jsonl" 2>/dev/null | wc -l)" -lt 2 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	kill -$sig $pid
 	wait $pid
 	rc=$?
