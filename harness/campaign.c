@@ -22,6 +22,7 @@
 #include "classify.h"
 #include "cmd.h"
 #include "run.h"
+#include "util.h"
 
 #define MAX_LIST 32
 
@@ -248,30 +249,6 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 	return 0;
 }
 
-static int mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int fb_campaign_execute(char *const files[], int n, const char *kernel,
 			const char *out, int jobs, bool keep, bool quiet,
 			const char *label, int argc, char **argv)
@@ -404,7 +381,7 @@ static int run_campaign(struct campaign_args *a, int argc, char **argv)
 			 (unsigned long long)a->o.seed);
 	snprintf(sdir, sizeof(sdir), "%s/scenarios", dir);
 	snprintf(rdir, sizeof(rdir), "%s/run", dir);
-	if (mkdirs(sdir)) {
+	if (fb_mkdirs(sdir)) {
 		fprintf(stderr, "flipbed campaign: cannot create %s: %s\n", sdir, strerror(errno));
 		return EXIT_INFRA;
 	}
@@ -417,7 +394,7 @@ static int run_campaign(struct campaign_args *a, int argc, char **argv)
 		return EXIT_MET;
 
 	files = pending_files(a, dir, &n);
-	t0 = now();
+	t0 = fb_now();
 	if (n < a->o.count)
 		fprintf(stderr, "flipbed campaign: resuming: %d of %d cases already ran\n",
 			a->o.count - n, a->o.count);
@@ -433,7 +410,7 @@ static int run_campaign(struct campaign_args *a, int argc, char **argv)
 		drop_images(dir);
 
 	struct fb_campaign_run cr = {
-		.opts = &a->o, .dir = dir, .seconds = now() - t0, .before = a->o.count - n, .keep = a->keep,
+		.opts = &a->o, .dir = dir, .seconds = fb_now() - t0, .before = a->o.count - n, .keep = a->keep,
 	};
 	int infra, found = fb_campaign_collect(&cr, &infra);
 	if (found < 0)

@@ -14,11 +14,11 @@
 -include harness/tests/classify.mk
 
 HARNESS_SRCS := $(addprefix harness/,main.c boot.c proc.c nbd.c vm.c \
-	scenario.c matrix.c vocab.c image.c manifest.c runcase.c run.c xalloc.c \
+	scenario.c matrix.c vocab.c image.c manifest.c runcase.c run.c util.c \
 	classify.c outcome.c campaign.c campaign_gen.c campaign_find.c \
 	campaign_min.c image_cmd.c) harness/guest/steps.c harness/guest/pattern.c
 HARNESS_HDRS := $(addprefix harness/,cmd.h proc.h nbd.h vm.h scenario.h run.h \
-	matrix.h vocab.h image.h manifest.h runcase.h classify.h outcome.h xalloc.h \
+	matrix.h vocab.h image.h manifest.h runcase.h classify.h outcome.h util.h \
 	report.h campaign.h) harness/guest/steps.h harness/guest/steps.def \
 	harness/guest/agent.h $(FBX_HDRS)
 HARNESS_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(HARNESS_SRCS))

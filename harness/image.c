@@ -20,6 +20,7 @@
 #include "guest/agent.h"
 #include "image.h"
 #include "proc.h"
+#include "util.h"
 
 #define FNV_PRIME 0x100000001b3ULL
 
@@ -49,22 +50,6 @@ static int run_logged(const char *log, char *const argv[])
 	return WEXITSTATUS(p.status);
 }
 
-static int mkdirs(const char *path)
-{
-	char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
 /* Write BYTES of PATH's pattern (PATH as the guest sees it) to TREE/PATH. */
 static int write_pattern(const char *tree, const char *path, long long bytes,
 			 bool sparse)
@@ -76,7 +61,7 @@ static int write_pattern(const char *tree, const char *path, long long bytes,
 	snprintf(full, sizeof(full), "%s%s", tree, path);
 	slash = strrchr(full, '/');
 	*slash = '\0';
-	if (mkdirs(full))
+	if (fb_mkdirs(full))
 		return -1;
 	*slash = '/';
 	fd = open(full, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -104,7 +89,7 @@ static int populate_tree(const struct fb_scenario *s, const char *tree)
 {
 	char path[4096];
 
-	if (mkdirs(tree))
+	if (fb_mkdirs(tree))
 		return -1;
 	for (int i = 0; i < s->npop; i++) {
 		const struct fb_populate *p = &s->pop[i];
@@ -115,7 +100,7 @@ static int populate_tree(const struct fb_scenario *s, const char *tree)
 			break;
 		case FB_POP_DIR:
 			snprintf(path, sizeof(path), "%s%s", tree, p->path);
-			if (mkdirs(path))
+			if (fb_mkdirs(path))
 				return -1;
 			break;
 		case FB_POP_FILES:
@@ -369,7 +354,7 @@ int fb_golden_get(const struct fb_scenario *s, const char *cachedir,
 
 	/* Build in a private directory, then rename: a cache entry is whole or absent. */
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", g->dir, getpid());
-	if (mkdirs(tmp))
+	if (fb_mkdirs(tmp))
 		return fail(g, "cannot create %s: %s", tmp, strerror(errno));
 	FILE *r = fopen(strcat(strcpy(hashfile, tmp), "/recipe.txt"), "w");
 	if (r) {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "matrix.h"
-#include "xalloc.h"
+#include "util.h"
 
 #define MAX_AXES 8
 

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include "report.h"
+#include "util.h"
 
 /* The IRON-style matrix: rows object types, columns timing x kernel. */
 struct fb_col {
@@ -67,7 +68,6 @@ char *fb_dmesg_excerpt(const char *text, unsigned *kept, unsigned *total);
 /* Write to PATH through PATH.tmp, renamed into place by fb_out_close. */
 FILE *fb_out_open(const char *path);
 int fb_out_close(FILE *f, const char *path);
-int fb_mkdirs(const char *path);
 
 /* Kernel variants in their column order: stock, patched, kasan, others. */
 int fb_kernel_cmp(const char *a, const char *b);

@@ -158,32 +158,6 @@ bool fb_is_file(const char *path)
 	return path && !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-int fb_mkdirs(const char *path)
-{
-	char *p = strdup(path);
-	int ret = 0;
-
-	if (!p)
-		return -1;
-	for (char *s = p + 1; !ret; s++) {
-		char c = *s;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0777) && errno != EEXIST) {
-			fprintf(stderr, "flipbed: %s: mkdir: %s\n", p,
-				strerror(errno));
-			ret = -1;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return ret;
-}
-
 FILE *fb_out_open(const char *path)
 {
 	char *tmp;

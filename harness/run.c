@@ -31,6 +31,7 @@
 #include "run.h"
 #include "runcase.h"
 #include "vm.h"
+#include "util.h"
 
 #define MAX_SETS 32
 
@@ -53,14 +54,6 @@ struct worker {
 	int index;
 	double start;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void usage(FILE *f, const char *cmd)
 {
@@ -425,7 +418,7 @@ static void print_timing(const struct progress *p, double elapsed)
 static void show_progress(struct progress *p, const struct fb_case_spec *c,
 			  enum fb_verdict v, double secs)
 {
-	double el = now() - p->start;
+	double el = fb_now() - p->start;
 	double eta = p->done ? el / p->done * (p->total - p->done) : 0;
 
 	if (p->tty) {
@@ -445,7 +438,7 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 		     const struct fb_run_opts *o, int jobs)
 {
 	struct worker w[64] = { 0 };
-	struct progress p = { .total = cases->n, .start = now(), .tty = isatty(2) };
+	struct progress p = { .total = cases->n, .start = fb_now(), .tty = isatty(2) };
 	double phases[PH__COUNT];
 	char path[PATH_MAX + 16];
 	FILE *jsonl;
@@ -464,7 +457,7 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 					continue;
 				w[s].pid = start_worker(&cases->v[next], &g[next], o);
 				w[s].index = next++;
-				w[s].start = now();
+				w[s].start = fb_now();
 				running++;
 				break;
 			}
@@ -488,7 +481,7 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 			memcpy(p.phases + p.done * PH__COUNT, phases, sizeof(phases));
 			p.done++;
 			p.count[v]++;
-			show_progress(&p, c, v, now() - w[s].start);
+			show_progress(&p, c, v, fb_now() - w[s].start);
 			w[s].pid = 0;
 			running--;
 		}
@@ -499,9 +492,9 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 		fprintf(stderr, "\n");
 	fclose(jsonl);
 	fprintf(stderr, "flipbed: %d cases in %.0f s: %d passed, %d failed, %d infra, %d skipped\n",
-		p.done, now() - p.start, p.count[FB_VERDICT_PASS], p.count[FB_VERDICT_FAIL],
+		p.done, fb_now() - p.start, p.count[FB_VERDICT_PASS], p.count[FB_VERDICT_FAIL],
 		p.count[FB_VERDICT_INFRA], p.count[FB_VERDICT_SKIP]);
-	print_timing(&p, now() - p.start);
+	print_timing(&p, fb_now() - p.start);
 	free(p.phases);
 	return proc_interrupted() ? -1 : 0;
 }

@@ -27,6 +27,7 @@
 #include "proc.h"
 #include "runcase.h"
 #include "vm.h"
+#include "util.h"
 
 #define MAX_RULES 64
 
@@ -48,14 +49,6 @@ struct casectx {
 	char infra[512];
 	json_t *target;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 __attribute__((format(printf, 2, 3)))
 static void set_infra(struct casectx *x, const char *fmt, ...)
@@ -588,7 +581,7 @@ int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 	struct vm_result vr = { 0 };
 	enum fb_verdict verdict = FB_VERDICT_PASS;
 	char sub[PATH_MAX], image[PATH_MAX + 16], path[PATH_MAX + 16], why[512], ddetail[512];
-	double t0 = now(), t_image = 0, t_boot = 0, t_work = 0, t_fsck = 0;
+	double t0 = fb_now(), t_image = 0, t_boot = 0, t_work = 0, t_fsck = 0;
 	json_t *rec, *mismatch = json_array(), *fsck_codes = json_object();
 	char *text = NULL, *repro;
 	size_t len;
@@ -635,14 +628,14 @@ int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 		fprintf(rf, "%s\n", x.rules[i]);
 	if (rf)
 		fclose(rf);
-	t_image = now() - t0;
+	t_image = fb_now() - t0;
 
 	if (boot_case(&x, image, &vr, &t_boot, &t_work) == 0) {
-		double t = now();
+		double t = fb_now();
 		snprintf(path, sizeof(path), "%s/fsck.txt", x.dir);
 		out.fsck = fsck_all(image, path, fsck_codes);
 		out.data = check_data(&x, g, image, ddetail, sizeof(ddetail));
-		t_fsck = now() - t;
+		t_fsck = fb_now() - t;
 	}
 	fclose(x.transcript);
 	x.transcript = NULL;
@@ -706,7 +699,7 @@ record:
 	json_object_set_new(rec, "mismatch", mismatch);
 	json_object_set_new(rec, "durations", json_pack("{s:f, s:f, s:f, s:f, s:f}",
 		"image", t_image, "boot", t_boot, "workload", t_work, "fsck", t_fsck,
-		"total", now() - t0));
+		"total", fb_now() - t0));
 	json_object_set_new(rec, "repro", json_string(repro));
 	snprintf(path, sizeof(path), "%s/case.json", x.dir);
 	int rc = json_dump_file(rec, path, JSON_INDENT(2) | JSON_SORT_KEYS);

@@ -15,7 +15,7 @@
 
 #include "outcome.h"
 #include "scenario.h"
-#include "xalloc.h"
+#include "util.h"
 #include "vocab.h"
 
 #define DEFAULT_KERNELS "stock patched"

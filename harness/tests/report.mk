@@ -13,8 +13,8 @@
 REPORT_SRCS := $(addprefix harness/,report.c report_case.c report_cmds.c \
 	report_diff.c report_dmesg.c report_html.c report_junit.c \
 	report_ktap.c report_load.c report_md.c report_merge.c report_page.c \
-	report_show.c report_table.c report_util.c)
-REPORT_HDRS := $(addprefix harness/,report.h report_int.h report_html.h \
+	report_show.c report_table.c report_util.c util.c)
+REPORT_HDRS := $(addprefix harness/,report.h report_int.h report_html.h util.h \
 	outcome.h)
 REPORT_OBJS := $(patsubst harness/%.c,$(B)/obj/report/%.o,$(REPORT_SRCS))
 REPORT_LIB := $(B)/obj/harness/libfbreport.a
