@@ -84,7 +84,7 @@ no_trace "run 1" "$c1"
 grep -q 'resuming: 24 of 24' "$T/c1b.log" || fail "running it again did not resume"
 [ "$(records "$c1")" -eq 24 ] || fail "resuming a finished campaign ran cases again"
 
-sums() { for f in "$B"/cache/images/*/golden.raw; do sha256sum "$f"; done | sort; }
+sums() { for f in "$B"/cache/images/*/golden.raw; do sha256sum "$f"; done | sort -k 2; }
 sums > "$T/golden.before"
 
 echo "=== 2: 12 cases, SIGINT"
@@ -104,8 +104,14 @@ n=$(records "$c2")
 [ "$n" -lt 12 ] || fail "the interrupt came too late: all 12 cases ran"
 [ -s "$c2/campaign.md" ] || fail "no campaign.md after the interrupt"
 no_trace "SIGINT" "$c2"
-"$FLIPBED" campaign --seed 2 --count 12 --kernel patched --jobs 2 --out "$c2" > "$T/c2b.log" 2>&1 ||
-	fail "the resumed campaign exited $?"
+"$FLIPBED" campaign --seed 2 --count 12 --kernel patched --jobs 2 --out "$c2" > "$T/c2b.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	# say which case was infra and why, so a failure here is diagnosable
+	cat "$T/c2b.log"
+	grep '"infra"' "$c2/run/cases.jsonl"
+	fail "the resumed campaign exited $rc"
+fi
 [ "$(records "$c2")" -eq 12 ] && [ "$(unique "$c2")" -eq 12 ] ||
 	fail "after resuming: $(records "$c2") records, $(unique "$c2") distinct, expected 12"
 no_trace "resume" "$c2"
