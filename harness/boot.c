@@ -28,7 +28,7 @@ struct rule_at {
 };
 
 struct boot {
-	const char *variant, *image, *faultlog;
+	const char *variant, *image, *faultlog, *source;
 	double timeout;
 	int console;
 	const char *steps[MAX_STEPS];
@@ -62,9 +62,10 @@ static void help(void)
 {
 	printf("usage: flipbed boot [--kernel stock|patched|kasan] --image IMAGE [--step 'STEP']...\n"
 	       "                    [--timeout S] [--rule 'RULE']... [--rule-at NAME 'RULE']...\n"
-	       "                    [--faultlog FILE] [--console]\n"
+	       "                    [--faultlog FILE] [--source IMAGE] [--console]\n"
 	       "Boots the kernel variant (default patched) under QEMU with IMAGE as /dev/vda,\n"
 	       "runs the steps in the guest agent, streams step results and kernel messages.\n"
+	       "--source attaches another ext4 image read-only as /dev/vdb for 'copy-source'.\n"
 	       "A step may start with 'expect ERRNAME' (must fail with it) or 'may' (not counted).\n"
 	       "Exit: 0 all steps met and the guest ended cleanly, 1 not, 2 bad input,\n"
 	       "3 QEMU/nbdkit failed, 4 timeout, 128+N killed by signal N. Steps:\n");
@@ -89,6 +90,7 @@ static int parse_args(struct boot *b, int argc, char **argv)
 		{ "rule", required_argument, NULL, 'r' },
 		{ "rule-at", required_argument, NULL, 'a' },
 		{ "faultlog", required_argument, NULL, 'f' },
+		{ "source", required_argument, NULL, 'S' },
 		{ "console", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -103,6 +105,7 @@ static int parse_args(struct boot *b, int argc, char **argv)
 		case 'k': b->variant = optarg; break;
 		case 'i': b->image = optarg; break;
 		case 'f': b->faultlog = optarg; break;
+		case 'S': b->source = optarg; break;
 		case 'c': b->console = 1; break;
 		case 'h': help(); exit(EXIT_MET);
 		case 's':
@@ -172,6 +175,33 @@ static int check_image(const char *image)
 		close(fd);
 		return bad("--image %s: not an ext4 image (no superblock magic 0xEF53 at byte 1080)",
 			   image);
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * The source disk is only read (QEMU opens it read-only); its path goes
+ * into a QEMU option string, where a comma would split it.
+ */
+static int check_source(const char *source)
+{
+	unsigned char m[2];
+	int fd;
+
+	if (!source)
+		return 0;
+	if (strchr(source, ','))
+		return bad("--source %s: a path with a comma cannot be passed to QEMU; link or move it",
+			   source);
+	fd = open(source, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bad("--source %s: %s; accepted: an existing ext4 image file", source,
+			   strerror(errno));
+	if (pread(fd, m, 2, 1080) != 2 || m[0] != 0x53 || m[1] != 0xef) {
+		close(fd);
+		return bad("--source %s: not an ext4 image (no superblock magic 0xEF53 at byte 1080); make one with mke2fs -d TREE",
+			   source);
 	}
 	close(fd);
 	return 0;
@@ -306,6 +336,7 @@ static int boot(struct boot *b, const char *kernel, const char *initrd,
 	struct nbd_config nc = { b->image, *plugin ? plugin : NULL, b->faultlog, dir };
 	struct vm_config vc = {
 		.kernel = kernel, .initrd = initrd, .disk_sock = b->nbd.sock, .dir = dir,
+		.source = b->source,
 		.mem_mb = strcmp(b->variant, "kasan") ? 256 : 512,
 		.timeout = b->timeout, .steps = b->steps, .nsteps = b->nsteps,
 		.peer = &b->nbd.proc,
@@ -356,7 +387,8 @@ int cmd_boot(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if ((rc = parse_args(&b, argc, argv)) || (rc = check_steps(&b)) ||
-	    (rc = check_image(b.image)) || (rc = check_built(&b, kernel, initrd, plugin)))
+	    (rc = check_image(b.image)) || (rc = check_source(b.source)) ||
+	    (rc = check_built(&b, kernel, initrd, plugin)))
 		return rc;
 	snprintf(dir, sizeof(dir), "%s/flipbed-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (proc_init() < 0 || !mkdtemp(dir)) {

@@ -26,11 +26,12 @@ HARNESS_CFLAGS = -Iharness $(FBX_CFLAGS) $(shell $(PKG_CONFIG) --cflags inih jan
 HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(shell $(PKG_CONFIG) --libs inih jansson)
 
 ALL += $(B)/bin/flipbed
-PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev \
+PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev attr \
 	libjansson-dev libext2fs-dev
 TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	timeout.sh interrupt.sh rule.sh panic.sh infra.sh scenario-errors.sh \
 	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-minimize.sh image-cmd.sh \
+	copy-source.sh \
 	campaign-run.sh)
 BENCHES += bench-boot bench-matrix bench-campaign
 

@@ -32,7 +32,7 @@ struct run {
 	int con_fd, agent_fd, events_fd;
 	struct linebuf con, agent;
 	char log[4096];
-	char mem[16], disk[PATH_MAX + 128], chan[PATH_MAX + 64];	/* QEMU arguments */
+	char mem[16], disk[PATH_MAX + 128], src[PATH_MAX + 128], chan[PATH_MAX + 64];	/* QEMU arguments */
 	int done;
 };
 
@@ -209,6 +209,9 @@ static void build_argv(struct run *x, char **argv)
 	snprintf(x->mem, sizeof(x->mem), "%d", c->mem_mb);
 	snprintf(x->disk, sizeof(x->disk), "driver=nbd,server.type=unix,server.path=%s,"
 		 "node-name=disk0,cache.direct=off,cache.no-flush=off", c->disk_sock);
+	if (c->source)
+		snprintf(x->src, sizeof(x->src), "driver=raw,node-name=src0,read-only=on,"
+			 "file.driver=file,file.filename=%s,file.locking=off", c->source);
 	snprintf(x->chan, sizeof(x->chan), "socket,id=agent,path=%s/agent.sock,server=on,wait=on",
 		 c->dir);
 	argv[i++] = "qemu-system-x86_64";
@@ -246,6 +249,17 @@ static void build_argv(struct run *x, char **argv)
 	argv[i++] = x->disk;
 	argv[i++] = "-device";
 	argv[i++] = "virtio-blk-device,drive=disk0";
+	/*
+	 * The source disk is declared after the disk under test, so that the
+	 * guest names it vdb; the agent checks which one is read-only before
+	 * copy-source writes anything.
+	 */
+	if (c->source) {
+		argv[i++] = "-blockdev";
+		argv[i++] = x->src;
+		argv[i++] = "-device";
+		argv[i++] = "virtio-blk-device,drive=src0";
+	}
 	argv[i++] = "-device";
 	argv[i++] = "virtio-serial-device";
 	argv[i++] = "-chardev";

@@ -16,6 +16,7 @@ struct vm_config {
 	const char *kernel;	/* vmlinux (PVH entry) */
 	const char *initrd;	/* build/guest/initramfs.cpio.gz */
 	const char *disk_sock;	/* NBD unix socket serving the disk */
+	const char *source;	/* NULL, or an image attached read-only as /dev/vdb */
 	const char *dir;	/* private directory: agent socket, qemu.log */
 	int mem_mb;		/* 256; KASAN kernels need 512 */
 	double timeout;		/* seconds from QEMU's start to its exit */

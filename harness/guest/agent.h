@@ -43,4 +43,7 @@ uint64_t fnv1a(uint64_t h, const void *buf, size_t len);
  */
 int op_run(int n, const struct step *s, char *detail, size_t len);
 
+/* copy.c: the copy-source step (the tree of the read-only disk /dev/vdb). */
+int op_copy_source(int n, const struct step *s, char *detail, size_t len);
+
 #endif

@@ -634,6 +634,7 @@ int op_run(int n, const struct step *s, char *detail, size_t len)
 	case STEP_FALLOCATE: return op_fallocate(s, 0);
 	case STEP_PUNCH: return op_fallocate(s, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE);
 	case STEP_INLINE: return op_inline(s, detail, len);
+	case STEP_COPY_SOURCE: return op_copy_source(n, s, detail, len);
 	case STEP_COUNT: break;
 	}
 	return EINVAL;
