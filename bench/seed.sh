@@ -3,8 +3,9 @@
 # saved by inline data with and without bigalloc, the cost of
 # metadata_csum), written to results/baseline/seed.md with two gnuplot PNGs
 # beside it. The pieces run alone too: bench/inline-limit.sh,
-# bench/space.sh, bench/csum.sh. SPACE=FILE reuses a saved space.sh output
-# (it takes about ten minutes); OUT=DIR writes elsewhere.
+# bench/space.sh, bench/populate.sh, bench/csum.sh. SPACE=FILE and
+# POPULATE=FILE reuse a saved space.sh or populate.sh output (they take
+# the longest); OUT=DIR writes elsewhere.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/results/baseline}
@@ -22,25 +23,35 @@ else
 	echo "bench-seed: space, mke2fs -d (small files, Linux 6.1 tree, /usr)"
 	"$top/bench/space.sh" > "$T/space"
 fi
+if [ -n "${POPULATE:-}" ]; then
+	cp "$POPULATE" "$T/populate"
+else
+	echo "bench-seed: space, copied by the booted stock kernel (small files, Linux 6.1 tree, /usr)"
+	"$top/bench/populate.sh" > "$T/populate"
+fi
 echo "bench-seed: metadata_csum cost in the guest (stock kernel, interleaved)"
 "$top/bench/csum.sh" > "$T/csum"
 
-# Space table: one row per tree, cluster and inode size; the saving of
-# inline_data against the same configuration without it.
-awk '{ k = $1 " " $2 " " $3; u[k, $4] = $5; if (!(k in seen)) { seen[k] = 1; o[n++] = k } }
+# Space table: one row per tree, cluster and inode size; for each method
+# (mke2fs -d, the kernel's copy) the saving of inline_data against the
+# same configuration without it.
+awk 'FNR == 1 { m++ } { k = $1 " " $2 " " $3; u[m, k, $4] = $5; if (!(k in seen)) { seen[k] = 1; o[n++] = k } }
+     function cell(m, k, off, on) {
+	off = u[m, k, "off"]; on = u[m, k, "on"]
+	if (!off || !on)
+		return "| | | "
+	return sprintf("| %d | %d | %.1f %% ", off, on, 100 * (off - on) / off)
+     }
      END {
-	print "| tree | cluster | inode | used, inline_data off (KiB) | on (KiB) | saved |"
-	print "|---|---|---|---:|---:|---:|"
+	print "| tree | cluster | inode | mke2fs -d: off (KiB) | on (KiB) | saved | kernel copy: off (KiB) | on (KiB) | saved |"
+	print "|---|---|---|---:|---:|---:|---:|---:|---:|"
 	for (i = 0; i < n; i++) {
 		split(o[i], f, " ")
-		off = u[o[i], "off"]; on = u[o[i], "on"]
-		if (!off || !on)
-			continue
-		printf "| %s | %s | %d | %d | %d | %.1f %% |\n", f[1],
-		       f[2] == 4096 ? "4 KiB (off)" : f[2] / 1024 " KiB", f[3], off, on,
-		       100 * (off - on) / off
+		printf "| %s | %s | %d %s%s|\n", f[1],
+		       f[2] == 4096 ? "4 KiB (off)" : f[2] / 1024 " KiB", f[3],
+		       cell(1, o[i]), cell(2, o[i])
 	}
-     }' "$T/space" > "$T/space.md"
+     }' "$T/space" "$T/populate" > "$T/space.md"
 
 # Checksum cost: median guest step time per workload and configuration.
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -56,31 +67,46 @@ med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (
 	done
 } > "$T/csum.md"
 
-# The plots: space per configuration (one panel per tree) and the cost.
-for t in small kernel usr; do
-	awk -v t=$t '$1 == t { k = ($2 == 4096 ? "4K" : $2 / 1024 "K") "/" $3
-		u[k, $4] = $5; if (!(k in s)) { s[k] = 1; o[n++] = k } }
-		END { for (i = 0; i < n; i++) if (u[o[i], "off"] && u[o[i], "on"])
-			print o[i], u[o[i], "off"] / 1024, u[o[i], "on"] / 1024 }' \
-		"$T/space" > "$T/space-$t.dat"
+# The plots: space per configuration, one panel per tree and method.
+for m in space populate; do
+	for t in small kernel usr; do
+		awk -v t=$t '$1 == t { k = ($2 == 4096 ? "4K" : $2 / 1024 "K") "/" $3
+			u[k, $4] = $5; if (!(k in s)) { s[k] = 1; o[n++] = k } }
+			END { for (i = 0; i < n; i++) if (u[o[i], "off"] && u[o[i], "on"])
+				print o[i], u[o[i], "off"] / 1024, u[o[i], "on"] / 1024 }' \
+			"$T/$m" > "$T/$m-$t.dat"
+	done
 done
-# one panel per tree that has data (SPACE may hold a partial run)
+# one panel per tree that has data (SPACE or POPULATE may hold a partial run)
 panels=0
 for t in small kernel usr; do
-	[ -s "$T/space-$t.dat" ] || continue
+	[ -s "$T/space-$t.dat" ] || [ -s "$T/populate-$t.dat" ] || continue
 	panels=$((panels + 1))
-	case $t in
-	small) title="small files (0-200 bytes)" ;;
-	kernel) title="Linux 6.1 source" ;;
-	usr) title="/usr (subset)" ;;
-	esac
-	printf 'set title "%s"\nplot "%s" using 2:xtic(1) title "inline off", %s using 3 title "inline on"\n' \
-		"$title" "$T/space-$t.dat" "''" >> "$T/panels.gp"
+done
+for m in space populate; do
+	for t in small kernel usr; do
+		[ -s "$T/space-$t.dat" ] || [ -s "$T/populate-$t.dat" ] || continue
+		case $t in
+		small) title="small files (0-200 bytes)" ;;
+		kernel) title="Linux 6.1 source" ;;
+		usr) title="/usr (subset)" ;;
+		esac
+		case $m in
+		space) title="$title, mke2fs -d" ;;
+		populate) title="$title, kernel copy" ;;
+		esac
+		if [ -s "$T/$m-$t.dat" ]; then
+			printf 'set title "%s"\nplot "%s" using 2:xtic(1) title "inline off", %s using 3 title "inline on"\n' \
+				"$title" "$T/$m-$t.dat" "''" >> "$T/panels.gp"
+		else
+			printf 'set multiplot next\n' >> "$T/panels.gp"
+		fi
+	done
 done
 gnuplot <<GP
-set terminal pngcairo size 1200,420 font ",10"
+set terminal pngcairo size 1200,800 font ",10"
 set output "$out/seed-space.png"
-set multiplot layout 1,$panels title "Space used by mke2fs -d (MiB): inline\\\\_data off / on, per cluster size / inode size"
+set multiplot layout 2,$panels title "Space used (MiB): inline\\\\_data off / on, per cluster size / inode size; mke2fs -d (top), copied by the kernel (bottom)"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -123,11 +149,16 @@ MD
 cat "$T/limits"
 cat <<'MD'
 
-## Space: inline_data on/off x bigalloc x inode size (`mke2fs -d`)
+## Space: inline_data on/off x bigalloc x inode size
 
-`bench/space.sh`: blocks in use after `mke2fs -d TREE` (block count minus
-free blocks, 4 KiB blocks; metadata included, the same image size and
-inode count for both columns of a row). Trees: a generated tree of 30,000
+Two ways to fill the same empty image: `bench/space.sh` runs `mke2fs -d
+TREE`; `bench/populate.sh` boots the stock kernel with the tree on a second,
+read-only disk and copies it in the guest (the agent's `copy-source` step:
+files with their holes, directories, symlinks, hard links, modes, owners,
+xattrs; default mount, so delalloc), then unmounts; every such image passed
+`e2fsck -fn`. The figure is the blocks in use (block count minus free
+blocks, 4 KiB blocks; metadata and journal included, the same image size
+and inode count for every column of a row). Trees: a generated tree of 30,000
 files of 0-200 bytes; the Linux 6.1 source (build/kernel/src/stock, 78,580
 files); this machine's /usr without /usr/lib and /usr/local (bin, sbin,
 include, share, src). The seed claims >1 % on a kernel tree and ~3 % on
@@ -139,9 +170,6 @@ cat "$T/space.md"
 cat <<'MD'
 
 ![space per configuration](seed-space.png)
-
-Populating through the booted kernel (copying the tree in the guest from a
-second read-only disk) is not measured: `flipbed boot` serves one disk.
 
 ## Checksum cost (guest, stock kernel, metadata_csum vs ^metadata_csum)
 
