@@ -538,6 +538,9 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	nc.faultlog = faultlog;
 	nc.dir = x->priv;
 	if (nbd_start(&x->nbd, &nc, why, sizeof(why))) {
+		/* a campaign drops "interrupted by" records when it resumes */
+		if (proc_interrupted())
+			set_infra(x, "interrupted by %s while nbdkit started", strsignal(proc_interrupted()));
 		set_infra(x, "nbdkit: %s", why);
 		fprintf(x->transcript, "H exit nbdkit-error %s\n", why);
 		return -1;
@@ -558,6 +561,8 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	vc.nsteps = x->nsteps;
 	vc.peer = &x->nbd.proc;
 	if (vm_run(&vc, &h, vr) < 0) {
+		if (proc_interrupted())
+			set_infra(x, "interrupted by %s while QEMU started", strsignal(proc_interrupted()));
 		set_infra(x, "qemu: %s", vr->why);
 		fprintf(x->transcript, "H exit qemu-error %s\n", vr->why);
 		nbd_stop(&x->nbd);
