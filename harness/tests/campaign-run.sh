@@ -1,7 +1,7 @@
 #!/bin/sh
 # flipbed campaign end to end on the patched kernel, and the reliability of
-# flipbed itself, over 200 cases in all (188 + 12; about 7 minutes on 2
-# idle cores (7.5 minutes measured), 15 minutes beside a 2-job campaign).
+# flipbed itself, over 200 cases in all (188 + 12; 7.5 minutes measured on
+# 2 idle cores, 15 beside a 2-job campaign).
 #   1. 188 cases, 2 jobs; one QEMU is killed mid-case: that case is infra
 #      (never a kernel outcome); nothing is left running, no
 #      /tmp/flipbed-PID directory or socket of a worker stays, no case
