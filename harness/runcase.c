@@ -538,9 +538,14 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	nc.faultlog = faultlog;
 	nc.dir = x->priv;
 	if (nbd_start(&x->nbd, &nc, why, sizeof(why))) {
-		/* a campaign drops "interrupted by" records when it resumes */
+		/*
+		 * A campaign drops "interrupted by" records when it resumes.
+		 * The record's infra is what the classifier reads from the
+		 * transcript's exit line, so that line must say it too.
+		 */
 		if (proc_interrupted())
-			set_infra(x, "interrupted by %s while nbdkit started", strsignal(proc_interrupted()));
+			snprintf(why, sizeof(why), "interrupted by %s while nbdkit started",
+				 strsignal(proc_interrupted()));
 		set_infra(x, "nbdkit: %s", why);
 		fprintf(x->transcript, "H exit nbdkit-error %s\n", why);
 		return -1;
@@ -548,6 +553,9 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	if ((x->s->timing == FB_TIMING_REST || !strcmp(x->s->arm, "boot")) &&
 	    arm_rules(x, "boot")) {
 		nbd_stop(&x->nbd);
+		if (proc_interrupted())	/* as above */
+			snprintf(x->infra, sizeof(x->infra), "interrupted by %s while arming rules",
+				 strsignal(proc_interrupted()));
 		fprintf(x->transcript, "H exit nbdkit-error %s\n", x->infra);
 		return -1;
 	}
@@ -561,8 +569,9 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	vc.nsteps = x->nsteps;
 	vc.peer = &x->nbd.proc;
 	if (vm_run(&vc, &h, vr) < 0) {
-		if (proc_interrupted())
-			set_infra(x, "interrupted by %s while QEMU started", strsignal(proc_interrupted()));
+		if (proc_interrupted())	/* as above: the exit line must say it */
+			snprintf(vr->why, sizeof(vr->why), "interrupted by %s while QEMU started",
+				 strsignal(proc_interrupted()));
 		set_infra(x, "qemu: %s", vr->why);
 		fprintf(x->transcript, "H exit qemu-error %s\n", vr->why);
 		nbd_stop(&x->nbd);
