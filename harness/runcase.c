@@ -687,6 +687,18 @@ record:
 			snprintf(out.infra, sizeof(out.infra), "%s", x.infra);
 		verdict = FB_VERDICT_INFRA;
 	}
+	/*
+	 * Any infra case that ends with a signal pending may have been cut
+	 * short by it (a copy, a rule, e2fsck, not only nbdkit or QEMU): say
+	 * so, so that a resumed campaign runs it again rather than count it.
+	 */
+	if (verdict == FB_VERDICT_INFRA && proc_interrupted() && !strstr(out.infra, "interrupted by")) {
+		char was[sizeof(out.infra)];
+
+		snprintf(was, sizeof(was), "%s", out.infra);
+		snprintf(out.infra, sizeof(out.infra), "interrupted by %s: %s",
+			 strsignal(proc_interrupted()), was);
+	}
 	if (x.transcript)
 		fclose(x.transcript);
 	repro = fb_case_repro(c);
