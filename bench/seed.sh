@@ -53,6 +53,31 @@ awk 'FNR == 1 { m++ } { k = $1 " " $2 " " $3; u[m, k, $4] = $5; if (!(k in seen)
 	}
      }' "$T/space" "$T/populate" > "$T/space.md"
 
+# The seed's space claims against the rows just measured (a claim
+# whose rows are missing from a partial SPACE or POPULATE run is skipped).
+saved() {	# FILE TREE CLUSTER ISIZE -> saving in percent, or nothing
+	awk -v t=$2 -v c=$3 -v i=$4 '$1 == t && $2 == c && $3 == i { u[$4] = $5 }
+		END { if (u["off"] && u["on"]) printf "%.1f %%", 100 * (u["off"] - u["on"]) / u["off"] }' "$1"
+}
+{
+	echo "Against the seed's claims (4 KiB blocks, 256-byte inodes, mkfs's default):"
+	echo
+	for t in kernel usr; do
+		a=$(saved "$T/space" $t 4096 256); b=$(saved "$T/populate" $t 4096 256)
+		[ -n "$a$b" ] || continue
+		case $t in
+		kernel) printf -- '- Linux source tree, no bigalloc: inline data saves %s with `mke2fs -d` and %s in the kernel'"'"'s copy; the seed'"'"'s cover letter: "more than 1%%" on a linux-3.0 tree.\n' "${a:-?}" "${b:-?}" ;;
+		usr) printf -- '- /usr, no bigalloc: %s with `mke2fs -d`, %s in the kernel'"'"'s copy; the cover letter: "more than 3%%" on its author'"'"'s /usr (LWN: "about 3%%").\n' "${a:-?}" "${b:-?}" ;;
+		esac
+	done
+	a=$(saved "$T/populate" kernel 16384 256); b=$(saved "$T/populate" kernel 65536 256)
+	[ -z "$a$b" ] || printf -- '- With bigalloc the kernel'"'"'s copy of the Linux tree saves %s (16 KiB clusters) and %s (64 KiB); the cover letter guessed it "should save more space".\n' "${a:-?}" "${b:-?}"
+	awk '$1 == "small" && $3 == 256 && $4 == "off" { u[$2] = $5 }
+		END { if (u[4096] && u[65536])
+			printf "- Small files (0-200 bytes), inline data off: 64 KiB clusters use %.1fx the space of 4 KiB blocks (%d against %d KiB), and inline data takes back %s of it; the seed: \"a substantial amount of wasted space\".\n",
+				u[65536] / u[4096], u[65536], u[4096], pct }' pct="$(saved "$T/space" small 65536 256)" "$T/space"
+} > "$T/claims.md"
+
 # Checksum cost: median guest step time per workload and configuration.
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 {
@@ -168,6 +193,8 @@ with bigalloc ("a substantial amount of wasted space" for small files).
 
 MD
 cat "$T/space.md"
+echo
+cat "$T/claims.md"
 cat <<'MD'
 
 Where the kernel's copy saves more than `mke2fs -d` (1024-byte inodes most
@@ -178,6 +205,11 @@ xattr (up to 896 bytes of entries with 1024-byte inodes). With 1024-byte
 inodes, a directory of five two-letter names is already an extent-mapped
 block after `mke2fs -d`; after the guest's mkdir and eight creates it is
 still inline ("Size of inline data: 896", `debugfs -R stat`).
+
+`mke2fs -d` gives the same figures for the same tree (the small and Linux
+rows came out identical in every run). The kernel's copy does not quite
+(delalloc and preallocation depend on timing): two runs of the Linux tree
+a day apart differed by at most 384 KiB per image (0.007 %).
 
 ![space per configuration](seed-space.png)
 
