@@ -208,8 +208,9 @@ still inline ("Size of inline data: 896", `debugfs -R stat`).
 
 `mke2fs -d` gives the same figures for the same tree (the small and Linux
 rows came out identical in every run). The kernel's copy does not quite
-(delalloc and preallocation depend on timing): two runs of the Linux tree
-a day apart differed by at most 384 KiB per image (0.007 %).
+(delalloc and preallocation depend on timing): two runs of the Linux tree,
+hours apart on two machines of the same kind, differed by at most 384 KiB
+per image (0.007 %).
 
 ![space per configuration](seed-space.png)
 
