@@ -538,14 +538,6 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	nc.faultlog = faultlog;
 	nc.dir = x->priv;
 	if (nbd_start(&x->nbd, &nc, why, sizeof(why))) {
-		/*
-		 * A campaign drops "interrupted by" records when it resumes.
-		 * The record's infra is what the classifier reads from the
-		 * transcript's exit line, so that line must say it too.
-		 */
-		if (proc_interrupted())
-			snprintf(why, sizeof(why), "interrupted by %s while nbdkit started",
-				 strsignal(proc_interrupted()));
 		set_infra(x, "nbdkit: %s", why);
 		fprintf(x->transcript, "H exit nbdkit-error %s\n", why);
 		return -1;
@@ -553,9 +545,6 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	if ((x->s->timing == FB_TIMING_REST || !strcmp(x->s->arm, "boot")) &&
 	    arm_rules(x, "boot")) {
 		nbd_stop(&x->nbd);
-		if (proc_interrupted())	/* as above */
-			snprintf(x->infra, sizeof(x->infra), "interrupted by %s while arming rules",
-				 strsignal(proc_interrupted()));
 		fprintf(x->transcript, "H exit nbdkit-error %s\n", x->infra);
 		return -1;
 	}
@@ -569,9 +558,6 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	vc.nsteps = x->nsteps;
 	vc.peer = &x->nbd.proc;
 	if (vm_run(&vc, &h, vr) < 0) {
-		if (proc_interrupted())	/* as above: the exit line must say it */
-			snprintf(vr->why, sizeof(vr->why), "interrupted by %s while QEMU started",
-				 strsignal(proc_interrupted()));
 		set_infra(x, "qemu: %s", vr->why);
 		fprintf(x->transcript, "H exit qemu-error %s\n", vr->why);
 		nbd_stop(&x->nbd);
@@ -689,8 +675,10 @@ record:
 	}
 	/*
 	 * Any infra case that ends with a signal pending may have been cut
-	 * short by it (a copy, a rule, e2fsck, not only nbdkit or QEMU): say
-	 * so, so that a resumed campaign runs it again rather than count it.
+	 * short by it, whichever step it was in (nbdkit or QEMU starting, a
+	 * rule being armed, a copy, e2fsck): say so here, once for all of
+	 * them, so that a resumed campaign runs it again rather than count
+	 * it as flipbed's own failure.
 	 */
 	if (verdict == FB_VERDICT_INFRA && proc_interrupted() && !strstr(out.infra, "interrupted by")) {
 		char was[sizeof(out.infra)];
