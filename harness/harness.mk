@@ -1,29 +1,32 @@
 # harness/: the user's command build/bin/flipbed (see harness/README.md).
-# `flipbed boot` stands on proc.c (children that never outlive flipbed),
-# nbd.c (nbdkit and its control socket) and vm.c (one QEMU boot with the
-# guest agent); the scenario runner reuses the same three.
+# One folder per part, each named for what it does:
+#   boot/      children that never outlive flipbed (proc.c), nbdkit and its
+#              control socket (nbd.c), one QEMU boot with the guest agent
+#              (vm.c), and `flipbed boot` (boot.c)
+#   scenario/  scenario files (libinih), the step vocabulary, matrices
+#   run/       golden images, the data manifest, one case (runcase.c), the
+#              workers of `flipbed run`/`matrix` (run.c), `flipbed image`
+#   classify/  console transcript -> outcome, and the kernel-log rules
+#   report/    the results library (classify/classify.mk, report/report.mk)
+#   campaign/  seeded scenario generation, findings, the minimizer
+# main.c dispatches the subcommands declared in cmd.h; util.c and outcome.c
+# are shared by all of them. Objects are compiled once; -MMD records which
+# headers each one read, so a changed header rebuilds exactly its users.
 
-# The scenario runner (`flipbed run`/`matrix`) adds scenario.c (scenario
-# files, libinih), matrix.c (axes -> cases), image.c (golden images),
-# manifest.c (user data, libext2fs), runcase.c (one case) and run.c (workers,
-# progress, results); it links the corruptor library, the classifier and the
-# report library (harness/tests/classify.mk, harness/tests/report.mk).
-# The report library and the classifier's test come first: their variables
-# are prerequisites below.
--include harness/tests/report.mk
--include harness/tests/classify.mk
-
-HARNESS_SRCS := $(addprefix harness/,main.c boot.c proc.c nbd.c vm.c \
-	scenario.c matrix.c vocab.c image.c manifest.c runcase.c run.c util.c \
-	classify.c outcome.c campaign.c campaign_gen.c campaign_find.c \
-	campaign_min.c image_cmd.c) harness/guest/steps.c harness/guest/pattern.c
-HARNESS_HDRS := $(addprefix harness/,cmd.h proc.h nbd.h vm.h scenario.h run.h \
-	matrix.h vocab.h image.h manifest.h runcase.h classify.h outcome.h util.h \
-	report.h campaign.h) harness/guest/steps.h harness/guest/steps.def \
-	harness/guest/agent.h $(FBX_HDRS)
+HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c \
+	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
+	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
+	run/image.c run/manifest.c run/runcase.c run/run.c run/image_cmd.c \
+	classify/classify.c \
+	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
+	campaign/campaign_min.c) \
+	harness/guest/steps.c harness/guest/pattern.c
 HARNESS_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(HARNESS_SRCS))
 HARNESS_CFLAGS = -Iharness $(FBX_CFLAGS) $(shell $(PKG_CONFIG) --cflags inih jansson)
 HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(shell $(PKG_CONFIG) --libs inih jansson)
+
+include harness/classify/classify.mk
+include harness/report/report.mk
 
 ALL += $(B)/bin/flipbed
 PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev attr \
@@ -40,13 +43,15 @@ BENCHES += bench-boot bench-matrix bench-campaign
 # distribution's kernel: libguestfs-tools needs linux-image-amd64 to build it).
 PACKAGES += qemu-utils libguestfs-tools linux-image-amd64
 
-$(B)/obj/harness/%.o: harness/%.c $(HARNESS_HDRS)
+$(B)/obj/harness/%.o: harness/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP $(HARNESS_CFLAGS) -c $< -o $@
 
 $(B)/bin/flipbed: $(HARNESS_OBJS) $(REPORT_LIB) $(FBX_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $(HARNESS_OBJS) $(HARNESS_LIBS)
+
+-include $(HARNESS_OBJS:.o=.d)
 
 # The main job: the quick matrix on both kernels, then the summary table.
 _run: $(ALL)

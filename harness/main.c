@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "report.h"
+#include "report/report.h"
 
 static const struct {
 	const char *name;

@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "classify.h"
-#include "probe.h"
+#include "classify/classify.h"
+#include "classify/probe.h"
 
 struct golden {
 	const char *path;

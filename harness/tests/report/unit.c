@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "report_int.h"
+#include "report/report_int.h"
 
 static char tmpdir[] = "/tmp/flipbed-report-unit.XXXXXX";
 

@@ -1,0 +1,405 @@
+/*
+ * flipbed boot: serve an image with nbdkit, boot a kernel variant with the
+ * guest agent, run the given steps, stream what happens, and say whether
+ * every step met its expectation. See harness/README.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "guest/steps.h"
+#include "boot/nbd.h"
+#include "boot/vm.h"
+
+#define MAX_STEPS 1024
+#define MAX_RULES 64
+#define TAIL_LINES 80
+
+struct rule_at {
+	const char *name, *rule;
+};
+
+struct boot {
+	const char *variant, *image, *faultlog, *source;
+	double timeout;
+	int console;
+	const char *steps[MAX_STEPS];
+	struct step parsed[MAX_STEPS];
+	char result[MAX_STEPS][24];	/* "ok", an errno name, or "" (none yet) */
+	int nsteps;
+	const char *rules[MAX_RULES];
+	int nrules;
+	struct rule_at at[MAX_RULES];
+	int nat;
+	struct nbd nbd;
+	char *tail[TAIL_LINES];		/* the console's last lines */
+	int ntail;
+	int bad_rule;
+};
+
+__attribute__((format(printf, 1, 2)))
+static int bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "flipbed boot: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	return EXIT_BADINPUT;
+}
+
+static void help(void)
+{
+	printf("usage: flipbed boot [--kernel stock|patched|kasan] --image IMAGE [--step 'STEP']...\n"
+	       "                    [--timeout S] [--rule 'RULE']... [--rule-at NAME 'RULE']...\n"
+	       "                    [--faultlog FILE] [--source IMAGE] [--console]\n"
+	       "Boots the kernel variant (default patched) under QEMU with IMAGE as /dev/vda,\n"
+	       "runs the steps in the guest agent, streams step results and kernel messages.\n"
+	       "--source attaches another ext4 image read-only as /dev/vdb for 'copy-source'.\n"
+	       "A step may start with 'expect ERRNAME' (must fail with it) or 'may' (not counted).\n"
+	       "Exit: 0 all steps met and the guest ended cleanly, 1 not, 2 bad input,\n"
+	       "3 QEMU/nbdkit failed, 4 timeout, 128+N killed by signal N. Steps:\n");
+	step_list(stdout);
+}
+
+static int parse_number(const char *arg, double *out)
+{
+	char *end;
+
+	*out = strtod(arg, &end);
+	return *end || *out <= 0 ? -1 : 0;
+}
+
+static int parse_args(struct boot *b, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "image", required_argument, NULL, 'i' },
+		{ "step", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "rule", required_argument, NULL, 'r' },
+		{ "rule-at", required_argument, NULL, 'a' },
+		{ "faultlog", required_argument, NULL, 'f' },
+		{ "source", required_argument, NULL, 'S' },
+		{ "console", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	b->variant = "patched";
+	b->timeout = 60;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k': b->variant = optarg; break;
+		case 'i': b->image = optarg; break;
+		case 'f': b->faultlog = optarg; break;
+		case 'S': b->source = optarg; break;
+		case 'c': b->console = 1; break;
+		case 'h': help(); exit(EXIT_MET);
+		case 's':
+			if (b->nsteps == MAX_STEPS)
+				return bad("more than %d --step options", MAX_STEPS);
+			b->steps[b->nsteps++] = optarg;
+			break;
+		case 't':
+			if (parse_number(optarg, &b->timeout))
+				return bad("--timeout '%s': accepted: seconds, a number above 0", optarg);
+			break;
+		case 'r':
+			if (b->nrules == MAX_RULES)
+				return bad("more than %d --rule options", MAX_RULES);
+			b->rules[b->nrules++] = optarg;
+			break;
+		case 'a':
+			if (optind >= argc)
+				return bad("--rule-at needs two arguments: NAME 'RULE'");
+			if (b->nat == MAX_RULES)
+				return bad("more than %d --rule-at options", MAX_RULES);
+			b->at[b->nat++] = (struct rule_at){ optarg, argv[optind++] };
+			break;
+		default:
+			return bad("unknown option or missing argument '%s'; see flipbed boot --help",
+				   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'; steps are given with --step 'STEP'", argv[optind]);
+	return 0;
+}
+
+static int check_steps(struct boot *b)
+{
+	char why[1024];
+
+	for (int i = 0; i < b->nsteps; i++)
+		if (step_parse(b->steps[i], &b->parsed[i], why, sizeof(why)))
+			return bad("--step %d: %s", i + 1, why);
+	for (int a = 0; a < b->nat; a++) {
+		int found = 0;
+
+		for (int i = 0; i < b->nsteps; i++)
+			found |= b->parsed[i].id == STEP_WAIT &&
+				 !strcmp(b->parsed[i].argv[0], b->at[a].name);
+		if (!found)
+			return bad("--rule-at %s: no step 'wait %s'; add --step 'wait %s' where the fault should be armed",
+				   b->at[a].name, b->at[a].name, b->at[a].name);
+	}
+	return 0;
+}
+
+/* IMAGE must be a writable ext2/3/4 image: magic 0xEF53 at byte 1080. */
+static int check_image(const char *image)
+{
+	unsigned char m[2];
+	int fd;
+
+	if (!image)
+		return bad("--image IMAGE is required (an ext4 image file, e.g. made by mkfs.ext4)");
+	fd = open(image, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return bad("--image %s: %s; accepted: an existing, writable ext4 image file",
+			   image, strerror(errno));
+	if (pread(fd, m, 2, 1080) != 2 || m[0] != 0x53 || m[1] != 0xef) {
+		close(fd);
+		return bad("--image %s: not an ext4 image (no superblock magic 0xEF53 at byte 1080)",
+			   image);
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * The source disk is only read (QEMU opens it read-only); its path goes
+ * into a QEMU option string, where a comma would split it.
+ */
+static int check_source(const char *source)
+{
+	unsigned char m[2];
+	int fd;
+
+	if (!source)
+		return 0;
+	if (strchr(source, ','))
+		return bad("--source %s: a path with a comma cannot be passed to QEMU; link or move it",
+			   source);
+	fd = open(source, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bad("--source %s: %s; accepted: an existing ext4 image file", source,
+			   strerror(errno));
+	if (pread(fd, m, 2, 1080) != 2 || m[0] != 0x53 || m[1] != 0xef) {
+		close(fd);
+		return bad("--source %s: not an ext4 image (no superblock magic 0xEF53 at byte 1080); make one with mke2fs -d TREE",
+			   source);
+	}
+	close(fd);
+	return 0;
+}
+
+static int check_built(struct boot *b, char *kernel, char *initrd, char *plugin)
+{
+	const char *bd = build_dir();
+
+	if (strcmp(b->variant, "stock") && strcmp(b->variant, "patched") &&
+	    strcmp(b->variant, "kasan"))
+		return bad("--kernel '%s': accepted: stock, patched, kasan", b->variant);
+	vm_kernel_path(bd, b->variant, kernel, PATH_MAX);
+	if (access(kernel, R_OK))
+		return bad("kernel variant '%s' is not built (%s missing); build it with 'make %s'",
+			   b->variant, kernel, strcmp(b->variant, "kasan") ? "kernels" : "kasan");
+	snprintf(initrd, PATH_MAX, "%s/guest/initramfs.cpio.gz", bd);
+	if (access(initrd, R_OK))
+		return bad("%s is not built; build it with 'make %s'", initrd, "build/guest/initramfs.cpio.gz");
+	snprintf(plugin, PATH_MAX, "%s/lib/nbdkit-flipbed-plugin.so", bd);
+	if (access(plugin, R_OK)) {
+		*plugin = '\0';
+		if (b->nrules || b->nat || b->faultlog)
+			return bad("--rule, --rule-at and --faultlog need the flipbed nbdkit plugin, which is not built (%s/lib/nbdkit-flipbed-plugin.so; 'make %s'); without them the image is served by nbdkit's file plugin",
+				   bd, "build/lib/nbdkit-flipbed-plugin.so");
+	}
+	return 0;
+}
+
+/* Send "add RULE"; 0 armed, EXIT_BADINPUT refused, EXIT_INFRA unreachable. */
+static int arm(struct boot *b, const char *where, const char *rule)
+{
+	char line[1024], reply[512];
+	int rc;
+
+	snprintf(line, sizeof(line), "add %s", rule);
+	rc = nbd_control(&b->nbd, line, reply, sizeof(reply));
+	printf("flipbed: %s: add %s -> %s\n", where, rule, reply);
+	if (rc > 0) {
+		b->bad_rule = 1;
+		fprintf(stderr, "flipbed boot: rule '%s' refused by the plugin: %s\n", rule, reply);
+		return EXIT_BADINPUT;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "flipbed boot: %s\n", reply);
+		return EXIT_INFRA;
+	}
+	return 0;
+}
+
+static void on_console(void *ctx, const char *line)
+{
+	struct boot *b = ctx;
+
+	if (b->console)
+		printf("console %s\n", line);
+	free(b->tail[b->ntail % TAIL_LINES]);
+	b->tail[b->ntail++ % TAIL_LINES] = strdup(line);
+}
+
+static void on_agent(void *ctx, const char *line)
+{
+	struct boot *b = ctx;
+	int n;
+
+	printf("%s\n", line);
+	if (sscanf(line, "step %d ", &n) == 1 && n >= 1 && n <= b->nsteps)
+		vm_step_result(line, n, b->steps[n - 1], b->result[n - 1],
+			       sizeof(b->result[n - 1]));
+}
+
+static int on_wait(void *ctx, const char *name)
+{
+	struct boot *b = ctx;
+	char where[128];
+
+	snprintf(where, sizeof(where), "at wait %s", name);
+	for (int a = 0; a < b->nat; a++)
+		if (!strcmp(b->at[a].name, name) && arm(b, where, b->at[a].rule))
+			return -1;
+	return 0;
+}
+
+static void print_times(const struct vm_times *t)
+{
+	char s[5][32];
+	const double v[5] = {
+		t->channel,
+		t->console,
+		t->ready >= 0 && t->channel >= 0 ? t->ready - t->channel : -1,
+		t->done >= 0 && t->ready >= 0 ? t->done - t->ready : -1,
+		t->done >= 0 && t->exit >= 0 ? t->exit - t->done : -1,
+	};
+
+	for (int i = 0; i < 5; i++)
+		snprintf(s[i], sizeof(s[i]), v[i] < 0 ? "-" : "%.3f", v[i]);
+	printf("flipbed: times qemu-start %s first-console %s kernel+agent-start %s steps %s reboot %s total %.3f s, qemu cpu %.3f s\n",
+	       s[0], s[1], s[2], s[3], s[4], t->exit, t->cpu);
+}
+
+/* Count the steps; print the unmet ones. Returns the number unmet. */
+static int judge(struct boot *b)
+{
+	int met = 0, unmet = 0, uncounted = 0;
+
+	for (int i = 0; i < b->nsteps; i++) {
+		const struct step *s = &b->parsed[i];
+
+		if (s->expect == EXPECT_ANY) {
+			uncounted++;
+		} else if (*b->result[i] && step_met(s, b->result[i])) {
+			met++;
+		} else {
+			unmet++;
+			printf("flipbed: step %d '%s' not met: %s\n", i + 1, b->steps[i],
+			       *b->result[i] ? b->result[i] : "no result");
+		}
+	}
+	printf("flipbed: %d steps: %d met, %d not met, %d not counted (may)\n",
+	       b->nsteps, met, unmet, uncounted);
+	return unmet;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	return remove(path);
+}
+
+static int boot(struct boot *b, const char *kernel, const char *initrd,
+		const char *plugin, const char *dir)
+{
+	struct nbd_config nc = { b->image, *plugin ? plugin : NULL, b->faultlog, dir };
+	struct vm_config vc = {
+		.kernel = kernel, .initrd = initrd, .disk_sock = b->nbd.sock, .dir = dir,
+		.source = b->source,
+		.mem_mb = strcmp(b->variant, "kasan") ? 256 : 512,
+		.timeout = b->timeout, .steps = b->steps, .nsteps = b->nsteps,
+		.peer = &b->nbd.proc,
+	};
+	struct vm_hooks hooks = { b, on_console, on_agent, on_wait };
+	struct vm_result r;
+	char why[1024];
+	int rc, unmet;
+
+	if (!*plugin)
+		printf("flipbed: serving %s with nbdkit's file plugin (the flipbed plugin is not built)\n",
+		       b->image);
+	if (nbd_start(&b->nbd, &nc, why, sizeof(why))) {
+		if (proc_interrupted())
+			return 128 + proc_interrupted();
+		fprintf(stderr, "flipbed boot: %s\n", why);
+		return EXIT_INFRA;
+	}
+	vc.disk_sock = b->nbd.sock;
+	for (int i = 0; i < b->nrules; i++)
+		if ((rc = arm(b, "before boot", b->rules[i])))
+			return rc;
+	vm_run(&vc, &hooks, &r);
+	nbd_stop(&b->nbd);
+	if (r.end != VM_END_CLEAN && !b->console)
+		for (int i = b->ntail > TAIL_LINES ? b->ntail - TAIL_LINES : 0; i < b->ntail; i++)
+			printf("console %s\n", b->tail[i % TAIL_LINES]);
+	unmet = judge(b);
+	print_times(&r.t);
+	printf("flipbed: guest end: %s: %s\n", vm_end_name(r.end), r.why);
+	switch (r.end) {
+	case VM_END_CLEAN: return unmet ? EXIT_UNMET : EXIT_MET;
+	case VM_END_REBOOT: return EXIT_UNMET;
+	case VM_END_INFRA: return EXIT_INFRA;
+	case VM_END_TIMEOUT: return EXIT_TIMEOUT;
+	case VM_END_INTERRUPTED: return 128 + proc_interrupted();
+	case VM_END_ABORTED: return b->bad_rule ? EXIT_BADINPUT : EXIT_INFRA;
+	}
+	return EXIT_INFRA;
+}
+
+int cmd_boot(int argc, char **argv)
+{
+	static struct boot b;
+	char kernel[PATH_MAX], initrd[PATH_MAX], plugin[PATH_MAX], dir[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+	int rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if ((rc = parse_args(&b, argc, argv)) || (rc = check_steps(&b)) ||
+	    (rc = check_image(b.image)) || (rc = check_source(b.source)) ||
+	    (rc = check_built(&b, kernel, initrd, plugin)))
+		return rc;
+	snprintf(dir, sizeof(dir), "%s/flipbed-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (proc_init() < 0 || !mkdtemp(dir)) {
+		fprintf(stderr, "flipbed boot: cannot make a directory %s: %s\n", dir, strerror(errno));
+		return EXIT_INFRA;
+	}
+	rc = boot(&b, kernel, initrd, plugin, dir);
+	proc_kill_all();
+	if (rc == EXIT_INFRA)
+		fprintf(stderr, "flipbed boot: logs kept in %s\n", dir);
+	else
+		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	return rc;
+}

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `flipbed campaign`: generate the scenario files of a seed, run them with
+ * the ordinary runner (run.h) into DIR/run, then collect findings and the
+ * summary (campaign_find.c). Running it again with the same arguments
+ * resumes: cases already in DIR/run/cases.jsonl are not run again.
+ * The format and the outputs are described in harness/campaign/README.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign/campaign.h"
+#include "classify/classify.h"
+#include "cmd.h"
+#include "run/run.h"
+#include "util.h"
+
+#define MAX_LIST 32
+
+struct campaign_args {
+	struct fb_campaign_opts o;
+	char *typev[MAX_LIST + 1];
+	char *timingv[MAX_LIST + 1];
+	const char *out;
+	const char *minimize;
+	const char *title;
+	int jobs;
+	bool keep;
+	bool generate_only;
+	bool have_seed;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: flipbed campaign --seed S --count N [options]\n"
+"       flipbed campaign --minimize FINDING_DIR [--jobs N]\n"
+"       flipbed campaign --title LOG   (a finding's title from a dmesg.txt or transcript.log)\n"
+"  --kernel K          kasan (default when build/kernel/kasan is built), patched, stock\n"
+"  --types T,...       object types to corrupt (default: every type a recipe holds)\n"
+"  --timing T,...      rest, read, read-sticky, write (default rest,read,write)\n"
+"  --bits 1..K         flip 1 to K bits per case (default 1..4; --bits K is the same)\n"
+"  --reseal-ratio R    share of cases whose checksum is recomputed (default 0.25)\n"
+"  --jobs N            cases at a time (default: number of cores)\n"
+"  --out DIR           campaign directory (default results/campaigns/seed-S)\n"
+"  --keep              keep every case image (default: none; findings get theirs)\n"
+"  --generate          write DIR/scenarios and stop\n");
+}
+
+/* "a,b,c" into V (at most MAX_LIST), each checked by OK. */
+static int split_list(const char *opt, char *arg, char **v, bool (*ok)(const char *),
+		      const char *accepted)
+{
+	int n = 0;
+
+	for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
+		if (n == MAX_LIST || !ok(tok)) {
+			fprintf(stderr, "flipbed campaign: %s %s: %s; accepted: %s\n", opt, tok,
+				n == MAX_LIST ? "too many" : "unknown", accepted);
+			return -1;
+		}
+		v[n++] = tok;
+	}
+	v[n] = NULL;
+	return n ? 0 : -1;
+}
+
+static bool type_ok(const char *t)
+{
+	for (const char *const *p = fb_campaign_types(); *p; p++)
+		if (!strcmp(*p, t))
+			return true;
+	return false;
+}
+
+static bool timing_ok(const char *t)
+{
+	return fb_timing_parse(t) >= 0;
+}
+
+static char *type_list(void)
+{
+	static char buf[1024];
+
+	buf[0] = '\0';
+	for (const char *const *p = fb_campaign_types(); *p; p++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", *p, p[1] ? ", " : "");
+	return buf;
+}
+
+static int parse_number(const char *opt, const char *s, double lo, double hi, double *ret)
+{
+	char *end;
+
+	errno = 0;
+	*ret = strtod(s, &end);
+	if (errno || *end || !*s || *ret < lo || *ret > hi) {
+		fprintf(stderr, "flipbed campaign: %s %s: expected a number from %g to %g\n",
+			opt, s, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_bits(const char *s, unsigned *ret)
+{
+	double v;
+
+	if (!strncmp(s, "1..", 3))
+		s += 3;
+	if (parse_number("--bits", s, 1, 64, &v) || v != (unsigned)v)
+		return -1;
+	*ret = (unsigned)v;
+	return 0;
+}
+
+static const char *default_kernel(void)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/kernel/kasan/bzImage", build_dir());
+	return access(path, R_OK) ? "patched" : "kasan";
+}
+
+static int parse_args(int argc, char **argv, struct campaign_args *a)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "types", required_argument, NULL, 'T' },
+		{ "timing", required_argument, NULL, 't' },
+		{ "bits", required_argument, NULL, 'b' },
+		{ "reseal-ratio", required_argument, NULL, 'r' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "keep", no_argument, NULL, 'K' },
+		{ "generate", no_argument, NULL, 'g' },
+		{ "minimize", required_argument, NULL, 'm' },
+		{ "title", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static char timings[] = "rest,read,write";
+	double v;
+	char *end;
+	int c;
+
+	a->o.max_bits = 4;
+	a->o.reseal_ratio = 0.25;
+	a->jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			errno = 0;
+			a->o.seed = strtoull(optarg, &end, 0);
+			if (errno || *end || !*optarg || *optarg == '-') {
+				fprintf(stderr, "flipbed campaign: --seed %s: expected a number from 0 to 2^64-1\n",
+					optarg);
+				return -1;
+			}
+			a->have_seed = true;
+			break;
+		case 'n':
+			if (parse_number("--count", optarg, 1, 99999, &v) || v != (int)v)
+				return -1;
+			a->o.count = (int)v;
+			break;
+		case 'k':
+			if (strcmp(optarg, "kasan") && strcmp(optarg, "patched") && strcmp(optarg, "stock")) {
+				fprintf(stderr, "flipbed campaign: --kernel %s: accepted: kasan, patched, stock\n",
+					optarg);
+				return -1;
+			}
+			a->o.kernel = optarg;
+			break;
+		case 'T':
+			if (split_list("--types", optarg, a->typev, type_ok, type_list()))
+				return -1;
+			a->o.types = a->typev;
+			break;
+		case 't':
+			if (split_list("--timing", optarg, a->timingv, timing_ok,
+				       "rest, read, read-sticky, write"))
+				return -1;
+			a->o.timings = a->timingv;
+			break;
+		case 'b':
+			if (parse_bits(optarg, &a->o.max_bits))
+				return -1;
+			break;
+		case 'r':
+			if (parse_number("--reseal-ratio", optarg, 0, 1, &a->o.reseal_ratio))
+				return -1;
+			break;
+		case 'j':
+			if (parse_number("--jobs", optarg, 1, 64, &v) || v != (int)v)
+				return -1;
+			a->jobs = (int)v;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'K':
+			a->keep = true;
+			break;
+		case 'g':
+			a->generate_only = true;
+			break;
+		case 'm':
+			a->minimize = optarg;
+			break;
+		case 'i':
+			a->title = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "flipbed campaign: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (a->minimize || a->title)
+		return 0;
+	if (!a->have_seed || !a->o.count) {
+		fprintf(stderr, "flipbed campaign: --seed and --count are required (or --minimize DIR)\n");
+		usage(stderr);
+		return -1;
+	}
+	if (!a->o.timings)
+		split_list("--timing", timings, a->timingv, timing_ok, "");
+	a->o.timings = a->timingv;
+	if (!a->o.kernel)
+		a->o.kernel = default_kernel();
+	return 0;
+}
+
+int fb_campaign_execute(char *const files[], int n, const char *kernel,
+			const char *out, int jobs, bool keep, bool quiet,
+			const char *label, int argc, char **argv)
+{
+	char kernels[256];
+	struct fb_select sel = { .kernels = kernel ? kernels : NULL };
+	struct fb_case_specs cases;
+	int saved = -1, rc;
+
+	snprintf(kernels, sizeof(kernels), "%s", kernel ? kernel : "");
+	for (char *p = kernels; *p; p++)
+		if (*p == ',')
+			*p = ' ';
+	if (fb_scenarios_expand(files, n, &sel, &cases) < 0)
+		return EXIT_BADINPUT;
+	struct fb_exec e = {
+		.out = out, .jobs = jobs, .keep = keep, .label = label,
+		.argc = argc, .argv = argv,
+	};
+	if (quiet) {
+		/* the run's summary.md would be thousands of lines: campaign.md replaces it */
+		fflush(stdout);
+		saved = dup(1);
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, 1);
+			close(null);
+		}
+	}
+	rc = fb_run_execute(&cases, &e);
+	if (saved >= 0) {
+		fflush(stdout);
+		dup2(saved, 1);
+		close(saved);
+	}
+	fb_case_specs_free(&cases);
+	return rc;
+}
+
+/*
+ * A resumed campaign runs again the cases an interrupt cut short: their
+ * records (infra "interrupted by …") leave cases.jsonl first, so no case
+ * is recorded twice.
+ */
+static int drop_interrupted(const char *jsonl)
+{
+	char tmp[PATH_MAX + 8], *line = NULL;
+	size_t cap = 0;
+	FILE *in = fopen(jsonl, "r"), *out;
+	int dropped = 0;
+
+	if (!in)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", jsonl);
+	out = fopen(tmp, "w");
+	if (!out) {
+		fclose(in);
+		return -1;
+	}
+	while (getline(&line, &cap, in) > 0) {
+		json_t *rec = json_loads(line, 0, NULL);
+		const char *why = json_string_value(json_object_get(json_object_get(rec, "outcome"), "infra"));
+		if (why && strstr(why, "interrupted by"))
+			dropped++;
+		else
+			fputs(line, out);
+		json_decref(rec);
+	}
+	free(line);
+	fclose(in);
+	if (fclose(out) || rename(tmp, jsonl)) {
+		unlink(tmp);
+		return -1;
+	}
+	return dropped;
+}
+
+/* The case files of the campaign not yet in DIR/run/cases.jsonl (a resumed campaign). */
+static char **pending_files(const struct campaign_args *a, const char *dir, int *ret_n)
+{
+	char sdir[PATH_MAX + 16], jsonl[PATH_MAX + 32], path[PATH_MAX + 64], name[64];
+	struct fb_run done = { 0 };
+	bool have = false;
+	char **v = calloc(a->o.count + 1, sizeof(char *));
+	int n = 0;
+
+	snprintf(sdir, sizeof(sdir), "%s/scenarios", dir);
+	snprintf(jsonl, sizeof(jsonl), "%s/run/cases.jsonl", dir);
+	if (drop_interrupted(jsonl) < 0)
+		fprintf(stderr, "flipbed campaign: cannot rewrite %s: %s\n", jsonl, strerror(errno));
+	if (!access(jsonl, R_OK))
+		have = fb_run_load(jsonl, &done) == 0;
+	for (int i = 1; i <= a->o.count; i++) {
+		bool ran = false;
+		snprintf(name, sizeof(name), "case-%05d@%s", i, a->o.kernel);
+		for (size_t k = 0; have && k < done.n && !ran; k++)
+			ran = !strcmp(done.cases[k].name, name);
+		if (ran)
+			continue;
+		fb_campaign_case_file(sdir, i, path, sizeof(path));
+		v[n++] = strdup(path);
+	}
+	if (have)
+		fb_run_free(&done);
+	*ret_n = n;
+	return v;
+}
+
+/* Without --keep, no case image stays (the runner keeps infra ones). */
+static void drop_images(const char *dir)
+{
+	char cmd[PATH_MAX + 128];
+
+	snprintf(cmd, sizeof(cmd), "find '%s/run/cases' -name image.raw -delete 2>/dev/null", dir);
+	if (system(cmd))
+		fprintf(stderr, "flipbed campaign: could not delete case images under %s/run/cases\n", dir);
+}
+
+static int run_campaign(struct campaign_args *a, int argc, char **argv)
+{
+	char dir[PATH_MAX], sdir[PATH_MAX + 16], rdir[PATH_MAX + 16];
+	int n, rc = EXIT_MET;
+	char **files;
+	double t0;
+
+	if (a->out)
+		snprintf(dir, sizeof(dir), "%s", a->out);
+	else
+		snprintf(dir, sizeof(dir), "results/campaigns/seed-%llu",
+			 (unsigned long long)a->o.seed);
+	snprintf(sdir, sizeof(sdir), "%s/scenarios", dir);
+	snprintf(rdir, sizeof(rdir), "%s/run", dir);
+	if (fb_mkdirs(sdir)) {
+		fprintf(stderr, "flipbed campaign: cannot create %s: %s\n", sdir, strerror(errno));
+		return EXIT_INFRA;
+	}
+	for (int i = 1; i <= a->o.count; i++)
+		if (fb_campaign_write_case(&a->o, i, sdir))
+			return EXIT_BADINPUT;
+	fprintf(stderr, "flipbed campaign: %d scenario files in %s (seed %llu, kernel %s)\n",
+		a->o.count, sdir, (unsigned long long)a->o.seed, a->o.kernel);
+	if (a->generate_only)
+		return EXIT_MET;
+
+	files = pending_files(a, dir, &n);
+	t0 = fb_now();
+	if (n < a->o.count)
+		fprintf(stderr, "flipbed campaign: resuming: %d of %d cases already ran\n",
+			a->o.count - n, a->o.count);
+	if (n)
+		rc = fb_campaign_execute(files, n, a->o.kernel, rdir, a->jobs, a->keep, true,
+					 "campaign", argc, argv);
+	for (int i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	if (rc == EXIT_BADINPUT)
+		return rc;
+	if (!a->keep)
+		drop_images(dir);
+
+	struct fb_campaign_run cr = {
+		.opts = &a->o, .dir = dir, .seconds = fb_now() - t0, .before = a->o.count - n, .keep = a->keep,
+	};
+	int infra, found = fb_campaign_collect(&cr, &infra);
+	if (found < 0)
+		return EXIT_INFRA;
+	printf("campaign: %s/campaign.md; %d distinct finding%s in %s/findings\n", dir, found,
+	       found == 1 ? "" : "s", dir);
+	/*
+	 * Findings are what a campaign is for, not a failure; faults that never
+	 * fired are a property of the case. Exit 3 only when flipbed itself
+	 * failed somewhere (QEMU, nbdkit, a golden image), 130 when interrupted.
+	 */
+	if (rc == 130 || rc == EXIT_BADINPUT)
+		return rc;
+	return infra ? EXIT_INFRA : EXIT_MET;
+}
+
+/* --title LOG: the title a finding with these kernel messages gets. */
+static int print_title(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	char *text = NULL, *dmesg = NULL, title[256];
+	size_t len = 0, n;
+	char buf[65536];
+
+	if (!f) {
+		fprintf(stderr, "flipbed campaign: --title %s: %s\n", file, strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	FILE *m = open_memstream(&text, &len);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, m);
+	fclose(m);
+	fclose(f);
+	/* a transcript (C/A/H lines) holds the messages twice: dmesg text first */
+	if ((!strncmp(text, "C ", 2) || strstr(text, "\nC ") || strstr(text, "\nA kmsg ")) &&
+	    fb_dmesg_text(text, len, &dmesg) == 0) {
+		free(text);
+		text = dmesg;
+	}
+	fb_signature_from_dmesg(text, title, sizeof(title));
+	printf("%s\n", title);
+	free(text);
+	return EXIT_MET;
+}
+
+int cmd_campaign(int argc, char **argv)
+{
+	struct campaign_args a = { 0 };
+
+	if (parse_args(argc, argv, &a) < 0)
+		return EXIT_BADINPUT;
+	if (a.title)
+		return print_title(a.title);
+	if (a.minimize)
+		return fb_campaign_minimize(a.minimize, a.jobs);
+	return run_campaign(&a, argc, argv);
+}

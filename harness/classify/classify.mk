@@ -1,0 +1,19 @@
+# harness/classify/: the classifier (classify.c: a console transcript ->
+# outcome, each rule commented beside its entry) and the kernel-log module
+# (klog.c: crash markers and the one table of kernel-message rules that the
+# classifier, the reports and the campaign share). Its test runs on golden
+# transcripts (harness/tests/classify/, regenerated from real boots by
+# harness/tests/classify/mkreal.sh). harness/harness.mk compiles the objects.
+
+CLASSIFY_OBJS := $(addprefix $(B)/obj/harness/,classify/classify.o \
+	outcome.o)
+
+TESTS += $(B)/tests/bin/test-classify
+PACKAGES += libcmocka-dev
+
+$(B)/tests/bin/test-classify: harness/tests/test-classify.c $(CLASSIFY_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka) \
+		-o $@ $< $(CLASSIFY_OBJS) $(shell $(PKG_CONFIG) --libs cmocka)
+
+-include $(B)/tests/bin/test-classify.d

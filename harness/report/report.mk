@@ -1,0 +1,43 @@
+# harness/report/: the results library (report/report.h): summary.md,
+# index.html, junit.xml, KTAP, and flipbed report/show/diff/merge.
+# Included by harness/harness.mk, which compiles its objects.
+#
+#   REPORT_LIB   build/obj/harness/libfbreport.a
+#   make check   build/tests/bin/report-unit (cmocka) and
+#                harness/tests/report/run.sh (goldens, HTML, diff, merge)
+
+REPORT_SRCS := $(addprefix harness/report/,report.c report_case.c \
+	report_cmds.c report_diff.c report_dmesg.c report_html.c \
+	report_junit.c report_ktap.c report_load.c report_md.c \
+	report_merge.c report_page.c report_show.c \
+	report_table.c report_util.c)
+REPORT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(REPORT_SRCS))
+REPORT_LIB := $(B)/obj/harness/libfbreport.a
+# What a program linking the library alone needs besides it.
+REPORT_DEPS := $(addprefix $(B)/obj/harness/,util.o outcome.o)
+REPORT_LIBS = $(shell $(PKG_CONFIG) --libs jansson)
+
+ALL += $(REPORT_LIB)
+TESTS += $(B)/tests/bin/report-unit harness/tests/report/run.sh
+PACKAGES += libjansson-dev libcmocka-dev libxml2-utils
+
+$(REPORT_LIB): $(REPORT_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/tests/bin/report-unit: harness/tests/report/unit.c $(REPORT_LIB) $(REPORT_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
+		-o $@ $< $(REPORT_LIB) $(REPORT_DEPS) $(REPORT_LIBS) \
+		$(shell $(PKG_CONFIG) --libs cmocka)
+
+# The commands without the rest of flipbed, for run.sh.
+$(B)/tests/bin/report-cli: harness/tests/report/cli.c $(REPORT_LIB) $(REPORT_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags jansson) \
+		-o $@ $< $(REPORT_LIB) $(REPORT_DEPS) $(REPORT_LIBS)
+
+-include $(B)/tests/bin/report-unit.d $(B)/tests/bin/report-cli.d
+
+harness/tests/report/run.sh: $(B)/tests/bin/report-cli

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The results commands: flipbed report, show, diff, merge (see
+ * harness/RESULTS.md). Each parses its arguments, then calls report*.c;
+ * bad input is one line on stderr and exit status 2.
+ */
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "report/report_int.h"
+
+#define RUNS_DIR "results/runs"
+
+static int usage(const char *u, const char *bad)
+{
+	if (bad)
+		fprintf(stderr, "flipbed: unexpected argument '%s'; usage: %s\n",
+			bad, u);
+	else
+		fprintf(stderr, "flipbed: usage: %s\n", u);
+	return 2;
+}
+
+static bool is_help(const char *a)
+{
+	return !strcmp(a, "-h") || !strcmp(a, "--help");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const char u[] = "flipbed report DIR [--ktap]";
+	const char *dir = NULL;
+	bool ktap = false;
+	struct fb_run run;
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i]))
+			return printf("usage: %s\n", u), 0;
+		if (!strcmp(argv[i], "--ktap"))
+			ktap = true;
+		else if (!dir && argv[i][0] != '-')
+			dir = argv[i];
+		else
+			return usage(u, argv[i]);
+	}
+	if (!dir)
+		return usage(u, NULL);
+	ret = fb_run_load(dir, &run);
+	if (!ret)
+		ret = fb_report_write(&run);
+	if (!ret)
+		ret = ktap ? fb_report_ktap_run(&run, stdout) :
+			     fb_report_summary(&run, stdout);
+	if (!ret)
+		ret = fb_run_status(&run);
+	fb_run_free(&run);
+	return ret < 0 ? 2 : ret;
+}
+
+/* results/runs/latest, else the most recently changed directory in results/runs. */
+static char *newest_run(void)
+{
+	struct stat st;
+	struct dirent *e;
+	char *best = NULL;
+	time_t best_t = 0;
+	DIR *d;
+
+	if (!stat(RUNS_DIR "/latest", &st) && S_ISDIR(st.st_mode))
+		return strdup(RUNS_DIR "/latest");
+	d = opendir(RUNS_DIR);
+	while (d && (e = readdir(d))) {
+		char *p = e->d_name[0] == '.' ? NULL : fb_path(RUNS_DIR, NULL, e->d_name);
+
+		if (p && !stat(p, &st) && S_ISDIR(st.st_mode) &&
+		    (!best || st.st_mtime > best_t ||
+		     (st.st_mtime == best_t && strcmp(p, best) > 0))) {
+			free(best);
+			best = p;
+			best_t = st.st_mtime;
+		} else {
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!best)
+		fprintf(stderr, "flipbed: no run in %s/; accepted: --run DIR\n",
+			RUNS_DIR);
+	return best;
+}
+
+static bool case_matches(const struct fb_case *c, const char *pat)
+{
+	const char *base = strrchr(c->dir, '/');
+
+	return !fnmatch(pat, c->name, 0) ||
+	       !fnmatch(pat, base ? base + 1 : c->dir, 0);
+}
+
+static int show_matches(const struct fb_run *run, const char *pat)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < run->n; i++) {
+		if (!case_matches(&run->cases[i], pat))
+			continue;
+		if (found++)
+			fputs("\n\n", stdout);
+		fb_report_show(run, &run->cases[i], stdout);
+	}
+	if (!found) {
+		fprintf(stderr, "flipbed: no case matches '%s' in %s; accepted: "
+			"a case name or a glob (flipbed report %s lists them)\n",
+			pat, run->cases_path, run->dir);
+		return 2;
+	}
+	return 0;
+}
+
+/* --inspect / --debugfs: the one case PAT names, its kept image opened by TOOL. */
+static int inspect_match(const struct fb_run *run, const char *pat, const char *tool,
+			 char **args, int nargs)
+{
+	const struct fb_case *c = NULL;
+
+	for (size_t i = 0; i < run->n; i++) {
+		if (!case_matches(&run->cases[i], pat))
+			continue;
+		if (c) {
+			fprintf(stderr, "flipbed: %s opens one case, but '%s' matches %s and %s; "
+				"accepted: a case name\n", tool, pat, c->name, run->cases[i].name);
+			return 2;
+		}
+		c = &run->cases[i];
+	}
+	if (!c) {
+		fprintf(stderr, "flipbed: no case matches '%s' in %s\n", pat, run->cases_path);
+		return 2;
+	}
+	return fb_report_inspect(run, c, tool, args, nargs);
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static const char u[] = "flipbed show CASE [--run DIR] [--inspect|--debugfs [-- ARGS...]]";
+	const char *pat = NULL, *tool = NULL;
+	char *dir = NULL, **args = NULL;
+	int nargs = 0;
+	struct fb_run run;
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i]))
+			return printf("usage: %s\n", u), 0;
+		if (!strcmp(argv[i], "--run") && i + 1 < argc && !dir)
+			dir = strdup(argv[++i]);
+		else if ((!strcmp(argv[i], "--inspect") || !strcmp(argv[i], "--debugfs")) && !tool)
+			tool = argv[i] + 2;
+		else if (!strcmp(argv[i], "--") && tool) {
+			args = argv + i + 1;
+			nargs = argc - i - 1;
+			break;
+		} else if (!pat && argv[i][0] != '-')
+			pat = argv[i];
+		else
+			return free(dir), usage(u, argv[i]);
+	}
+	if (!pat)
+		return free(dir), usage(u, NULL);
+	if (!dir && !(dir = newest_run()))
+		return 2;
+	if (fb_run_load(dir, &run))
+		ret = 2;
+	else
+		ret = tool ? inspect_match(&run, pat, tool, args, nargs) : show_matches(&run, pat);
+	fb_run_free(&run);
+	free(dir);
+	return ret;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const char u[] = "flipbed diff DIR1 DIR2 | flipbed diff DIR --by PARAM";
+	const char *dirs[2] = { NULL, NULL }, *by = NULL;
+	struct fb_run a, b;
+	int n = 0, ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i]))
+			return printf("usage: %s\n", u), 0;
+		if (!strcmp(argv[i], "--by") && i + 1 < argc && !by)
+			by = argv[++i];
+		else if (n < 2 && argv[i][0] != '-')
+			dirs[n++] = argv[i];
+		else
+			return usage(u, argv[i]);
+	}
+	if (n != (by ? 1 : 2)) {
+		fprintf(stderr, "flipbed: diff takes two runs, or one run with "
+			"--by PARAM (got %d); usage: %s\n", n, u);
+		return 2;
+	}
+	if (fb_run_load(dirs[0], &a)) {
+		fb_run_free(&a);
+		return 2;
+	}
+	if (by) {
+		ret = fb_diff_by(&a, by, stdout);
+	} else {
+		ret = fb_run_load(dirs[1], &b) ? -1 : fb_diff_runs(&a, &b, stdout);
+		fb_run_free(&b);
+	}
+	fb_run_free(&a);
+	return ret < 0 ? 2 : ret;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	static const char u[] = "flipbed merge OUT DIR...";
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i]))
+			return printf("usage: %s\n", u), 0;
+		if (argv[i][0] == '-')
+			return usage(u, argv[i]);
+	}
+	if (argc < 3)
+		return usage(u, NULL);
+	ret = fb_merge(argv[1], argv + 2, argc - 2, argc, argv);
+	if (ret >= 0) {
+		char *path = fb_path(argv[1], NULL, "summary.md");
+		char *text = path ? fb_slurp(path, NULL) : NULL;
+
+		fputs(text ? text : "", stdout);
+		free(text);
+		free(path);
+	}
+	return ret < 0 ? 2 : ret;
+}

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+/*
+ * index.html: the matrix with cells coloured by reaction class, each case a
+ * link to its page; self-contained (inline CSS, no script), every text
+ * escaped. The case pages are written by report_page.c.
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/report_html.h"
+
+const char fb_html_css[] =
+	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}"
+	"table{border-collapse:collapse;margin:.5em 0}"
+	"th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;"
+	"vertical-align:top}"
+	"th{background:#f0f0f0}"
+	"pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;"
+	"overflow-x:auto;white-space:pre-wrap}"
+	"a.k{display:block;margin:1px 0;padding:1px 4px;color:#000;"
+	"text-decoration:none;white-space:nowrap}"
+	".safe{background:#b9e4b9}.silent{background:#e4e4e4}"
+	".weak{background:#ffd98a}.unsafe{background:#f49a9a}"
+	".infra{background:#c9bfe8}.skip{background:#fff;color:#777}"
+	".fail{outline:2px solid #c00;font-weight:bold}"
+	"span.k{padding:1px 4px}"
+	"tr.mismatch td{background:#fde0e0}";
+
+void fb_html_head(FILE *out, const char *title)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	      "<meta charset=\"utf-8\">\n<title>", out);
+	fb_xml_puts(out, title);
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>",
+		fb_html_css);
+	fb_xml_puts(out, title);
+	fputs("</h1>\n", out);
+}
+
+void fb_html_tail(FILE *out)
+{
+	fputs("</body>\n</html>\n", out);
+}
+
+/* A case as a coloured link (PREFIX leads from the page to the run dir). */
+void fb_html_case_link(FILE *out, const struct fb_case *c, const char *prefix,
+		       const char *text)
+{
+	fprintf(out, "<a class=\"k %s%s\" href=\"%s",
+		fb_class_name(fb_case_class(c)),
+		c->verdict == FB_VERDICT_FAIL ? " fail" : "", prefix);
+	fb_url_puts(out, c->dir);
+	fputs("/index.html\" title=\"", out);
+	fb_xml_puts(out, c->name);
+	fprintf(out, ": %s\">", fb_verdict_name(c->verdict));
+	fb_xml_puts(out, text);
+	if (c->verdict == FB_VERDICT_FAIL)
+		fputs(" ✗", out);
+	fputs("</a>", out);
+}
+
+static void print_meta(const struct fb_run *run, FILE *out)
+{
+	static const char *const keys[] = {
+		"matrix", "seed", "shard", "started", "finished", "flipbed",
+	};
+
+	fputs("<p>", out);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		json_t *v = json_object_get(run->info, keys[i]);
+		char *s = json_is_null(v) || !v ? NULL :
+			  json_is_string(v) ? strdup(json_string_value(v)) :
+			  json_dumps(v, FB_JSON_TEXT);
+
+		if (!s)
+			continue;
+		fprintf(out, "%s: ", keys[i]);
+		fb_xml_puts(out, s);
+		fputs(" · ", out);
+		free(s);
+	}
+	fputs("<a href=\"summary.md\">summary.md</a> · "
+	      "<a href=\"junit.xml\">junit.xml</a> · "
+	      "<a href=\"cases.jsonl\">cases.jsonl</a></p>\n", out);
+}
+
+static void print_table(const struct fb_run *run, const struct fb_table *t,
+			FILE *out)
+{
+	char buf[96];
+
+	fputs("<table>\n<tr><th>type</th>", out);
+	for (size_t c = 0; c < t->ncols; c++) {
+		fputs("<th>", out);
+		fb_xml_puts(out, t->cols[c].timing);
+		fputc('/', out);
+		fb_xml_puts(out, t->cols[c].kernel);
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs("<tr><th>", out);
+		fb_xml_puts(out, t->rows[r]);
+		fputs("</th>", out);
+		for (size_t c = 0; c < t->ncols; c++) {
+			const struct fb_cell *cell = fb_table_cell(t, r, c);
+
+			fputs("<td>", out);
+			for (size_t i = 0; i < cell->n; i++) {
+				const struct fb_case *k = &run->cases[cell->idx[i]];
+
+				fb_html_case_link(out, k, "",
+					fb_case_short(k, buf, sizeof(buf)));
+			}
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+static void print_legend(FILE *out)
+{
+	static const char *const what[FB_CLASS__COUNT] = {
+		[FB_CLASS_SAFE] = "safe: remount-ro, mount-refused, recovered",
+		[FB_CLASS_SILENT] = "silent: not noticed, data intact",
+		[FB_CLASS_WEAK] = "weak: error-continue, or data lost unnoticed",
+		[FB_CLASS_UNSAFE] = "unsafe: panic, oops, KASAN, hang, or data "
+				    "silently changed",
+		[FB_CLASS_INFRA] = "infra: no kernel outcome",
+		[FB_CLASS_SKIP] = "skip: requirement not met",
+	};
+
+	fputs("<p>", out);
+	for (int k = FB_CLASS__COUNT - 1; k >= 0; k--)
+		fprintf(out, "<span class=\"k %s\">%s</span> ", fb_class_name(k),
+			what[k]);
+	fputs("<br><span class=\"k fail\">✗</span> the case failed its "
+	      "expectation. A cell lists all its cases, most severe first. "
+	      "ro = remount-ro, refused = mount-refused, continue = "
+	      "error-continue; +lost/+changed: user data; +warn: WARNING/BUG "
+	      "in the kernel log.</p>\n", out);
+}
+
+static void print_totals(const struct fb_run *run, FILE *out)
+{
+	size_t t[FB_VERDICT__COUNT];
+
+	fb_run_totals(run, t);
+	fprintf(out, "<h2>Totals</h2>\n<table><tr><th>pass</th><th>fail</th>"
+		"<th>infra</th><th>skip</th><th>total</th></tr>\n<tr><td>%zu"
+		"</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td></tr>\n"
+		"</table>\n", t[FB_VERDICT_PASS], t[FB_VERDICT_FAIL],
+		t[FB_VERDICT_INFRA], t[FB_VERDICT_SKIP], run->n);
+}
+
+static void print_list(const struct fb_run *run, enum fb_verdict v,
+		       const char *title, FILE *out)
+{
+	bool any = false;
+	char why[1024];
+
+	for (size_t i = 0; i < run->n; i++) {
+		const struct fb_case *c = &run->cases[i];
+		const char *repro = fb_case_str(c, "repro");
+
+		if (c->verdict != v)
+			continue;
+		if (!any)
+			fprintf(out, "<h2>%s</h2>\n<ul>\n", title);
+		any = true;
+		fputs("<li>", out);
+		fb_html_case_link(out, c, "", c->name);
+		fb_xml_puts(out, fb_case_reason(c, why, sizeof(why)));
+		if (repro && v != FB_VERDICT_SKIP) {
+			fputs("<br><code>", out);
+			fb_xml_puts(out, repro);
+			fputs("</code>", out);
+		}
+		fputs("</li>\n", out);
+	}
+	if (any)
+		fputs("</ul>\n", out);
+}
+
+static int write_index(const struct fb_run *run, const struct fb_table *t)
+{
+	char *path = fb_path(run->dir, NULL, "index.html");
+	char title[256];
+	FILE *out = path ? fb_out_open(path) : NULL;
+	int ret;
+
+	if (!out) {
+		free(path);
+		return -1;
+	}
+	snprintf(title, sizeof(title), "flipbed run %s", fb_run_id(run));
+	fb_html_head(out, title);
+	print_meta(run, out);
+	print_table(run, t, out);
+	print_legend(out);
+	print_totals(run, out);
+	print_list(run, FB_VERDICT_FAIL, "Failures", out);
+	print_list(run, FB_VERDICT_INFRA, "Infra errors", out);
+	print_list(run, FB_VERDICT_SKIP, "Skipped", out);
+	fb_html_tail(out);
+	ret = fb_out_close(out, path);
+	free(path);
+	return ret;
+}
+
+int fb_report_html(const struct fb_run *run)
+{
+	struct fb_table t;
+	int ret = fb_table_build(run, &t);
+
+	if (!ret)
+		ret = write_index(run, &t);
+	for (size_t i = 0; !ret && i < run->n; i++)
+		ret = fb_html_case_page(run, &run->cases[i]);
+	fb_table_free(&t);
+	return ret;
+}

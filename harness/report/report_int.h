@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flipbed: helpers shared by the report writers (report_*.c) and nothing
+ * else; the public surface is report.h.
+ */
+#ifndef FLIPBED_REPORT_INT_H
+#define FLIPBED_REPORT_INT_H
+
+#include <stdio.h>
+#include "report/report.h"
+#include "util.h"
+
+/* The IRON-style matrix: rows object types, columns timing x kernel. */
+struct fb_col {
+	const char *timing;
+	const char *kernel;
+};
+
+struct fb_cell {
+	size_t *idx;		/* indexes into run->cases, most severe first */
+	size_t n;
+	enum fb_verdict mark;	/* worst verdict in the cell: fail > infra > pass > skip */
+};
+
+struct fb_table {
+	char **rows;		/* "inode", "inode resealed", ... */
+	size_t nrows;
+	struct fb_col *cols;
+	size_t ncols;
+	struct fb_cell *cells;	/* nrows * ncols, row-major */
+};
+
+int fb_table_build(const struct fb_run *run, struct fb_table *t);
+void fb_table_free(struct fb_table *t);
+static inline struct fb_cell *fb_table_cell(const struct fb_table *t,
+					    size_t r, size_t c)
+{
+	return &t->cells[r * t->ncols + c];
+}
+
+/* run.json's run_id, else the run directory's last component. */
+const char *fb_run_id(const struct fb_run *run);
+
+/* Counts of each verdict, indexed by enum fb_verdict. */
+void fb_run_totals(const struct fb_run *run, size_t totals[FB_VERDICT__COUNT]);
+
+/* Text for XML/HTML: escapes markup, replaces bytes XML cannot carry with '?'. */
+void fb_xml_puts(FILE *f, const char *s);
+void fb_xml_write(FILE *f, const char *s, size_t len);
+/* Text for a terminal: the same bytes replaced by '?', nothing escaped. */
+void fb_plain_write(FILE *f, const char *s, size_t len);
+/* A relative path as a URL (percent-encoded), then XML-escaped. */
+void fb_url_puts(FILE *f, const char *path);
+
+/* The whole file (NUL-terminated) or NULL when it cannot be read. */
+char *fb_slurp(const char *path, size_t *len);
+/* DIR/REL/NAME, malloc'd (REL may be NULL). */
+char *fb_path(const char *dir, const char *rel, const char *name);
+bool fb_is_file(const char *path);
+
+/*
+ * The kernel messages that matter (ext4/jbd2 errors, I/O errors, BUG,
+ * WARNING, Oops, KASAN, panic, hung tasks and the lines of their reports).
+ * Returns a malloc'd string; *kept and *total count lines.
+ */
+char *fb_dmesg_excerpt(const char *text, unsigned *kept, unsigned *total);
+
+/* Write to PATH through PATH.tmp, renamed into place by fb_out_close. */
+FILE *fb_out_open(const char *path);
+int fb_out_close(FILE *f, const char *path);
+
+/* Kernel variants in their column order: stock, patched, kasan, others. */
+int fb_kernel_cmp(const char *a, const char *b);
+
+/*
+ * `flipbed diff`: print one line per case whose outcome changed; return 1
+ * if any did, 0 if none, -1 on error. fb_diff_by compares, inside one run,
+ * cases that differ only in the parameter KEY.
+ */
+int fb_diff_runs(const struct fb_run *a, const struct fb_run *b, FILE *out);
+int fb_diff_by(const struct fb_run *run, const char *key, FILE *out);
+
+/* `flipbed merge`: OUT from the shard runs DIRS; ARGV is recorded in run.json. */
+int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv);
+
+/* How reports print JSON values: 0.95, not 0.94999999999999996. */
+#define FB_JSON_TEXT (JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(10))
+
+/* The JSON value at a dotted path of the record, or NULL. */
+struct json_t *fb_case_get(const struct fb_case *c, const char *path);
+
+#endif

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `flipbed merge OUT DIR...`: one run directory from the shards of a run
+ * (`flipbed run --shard K/N` on several CI jobs or machines). Case
+ * directories are hard-linked where the filesystem allows it, copied
+ * otherwise (never symlinked: a CI artifact must stand on its own), and the
+ * reports are rewritten for the whole.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "report/report_int.h"
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	if (!link(from, to))
+		return 0;
+	in = open(from, O_RDONLY);
+	out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			n = -1, ret = -1;
+	if (in < 0 || out < 0 || n < 0 || ret) {
+		fprintf(stderr, "flipbed: copying %s to %s: %s\n", from, to,
+			strerror(errno));
+		ret = -1;
+	}
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out))
+		ret = -1;
+	return ret;
+}
+
+static int copy_tree(const char *from, const char *to)
+{
+	DIR *d = opendir(from);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d || fb_mkdirs(to)) {
+		if (d)
+			closedir(d);
+		else
+			fprintf(stderr, "flipbed: %s: %s\n", from, strerror(errno));
+		return -1;
+	}
+	while (!ret && (e = readdir(d))) {
+		char *f = fb_path(from, NULL, e->d_name);
+		char *t = fb_path(to, NULL, e->d_name);
+		struct stat st;
+
+		if (!f || !t || lstat(f, &st))
+			ret = -1;
+		else if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			;
+		else if (S_ISDIR(st.st_mode))
+			ret = copy_tree(f, t);
+		else if (S_ISREG(st.st_mode))
+			ret = copy_file(f, t);
+		free(f);
+		free(t);
+	}
+	closedir(d);
+	return ret;
+}
+
+struct entry {
+	const struct fb_case *c;
+	const struct fb_run *run;
+};
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct entry *a = pa, *b = pb;
+
+	return strcmp(a->c->name, b->c->name);
+}
+
+static struct entry *gather(const struct fb_run *runs, int n, size_t *total)
+{
+	struct entry *e;
+	size_t k = 0;
+
+	*total = 0;
+	for (int i = 0; i < n; i++)
+		*total += runs[i].n;
+	e = calloc(*total + 1, sizeof(*e));
+	for (int i = 0; e && i < n; i++)
+		for (size_t j = 0; j < runs[i].n; j++)
+			e[k++] = (struct entry){ &runs[i].cases[j], &runs[i] };
+	if (e)
+		qsort(e, *total, sizeof(*e), entry_cmp);
+	for (size_t i = 1; e && i < *total; i++) {
+		if (strcmp(e[i - 1].c->name, e[i].c->name))
+			continue;
+		fprintf(stderr, "flipbed: case '%s' is in both %s:%u and %s:%u; "
+			"accepted: shards with disjoint cases\n", e[i].c->name,
+			e[i - 1].c->file, e[i - 1].c->line, e[i].c->file,
+			e[i].c->line);
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* A field all shards agree on, else null. */
+static json_t *common(const struct fb_run *runs, int n, const char *key)
+{
+	json_t *v = json_object_get(runs[0].info, key);
+
+	for (int i = 1; i < n; i++)
+		if (!json_equal(v, json_object_get(runs[i].info, key)))
+			return json_null();
+	return v ? json_incref(v) : json_null();
+}
+
+/* ISO 8601 UTC strings sort as times: the earliest start, the latest end. */
+static json_t *extreme(const struct fb_run *runs, int n, const char *key,
+		       int sign)
+{
+	const char *best = NULL;
+
+	for (int i = 0; i < n; i++) {
+		const char *s = json_string_value(json_object_get(runs[i].info, key));
+
+		if (s && (!best || sign * strcmp(s, best) > 0))
+			best = s;
+	}
+	return best ? json_string(best) : json_null();
+}
+
+static json_t *run_info(const char *out, const struct fb_run *runs, int n,
+			int argc, char **argv)
+{
+	json_t *o = json_object(), *av = json_array(), *from = json_array();
+	json_t *kernels = json_object();
+	char *copy = strdup(out);
+
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(av, json_string(argv[i]));
+	for (int i = 0; i < n; i++) {
+		json_t *ks = json_object_get(runs[i].info, "kernels");
+
+		if (json_is_object(ks))
+			json_object_update_missing(kernels, ks);
+		json_array_append_new(from, json_pack("{s:s, s:O?, s:O?, s:O?}",
+			"dir", runs[i].dir,
+			"run_id", json_object_get(runs[i].info, "run_id"),
+			"shard", json_object_get(runs[i].info, "shard"),
+			"host", json_object_get(runs[i].info, "host")));
+	}
+	json_object_set_new(o, "run_id", json_string(copy ? basename(copy) : out));
+	json_object_set_new(o, "started", extreme(runs, n, "started", -1));
+	json_object_set_new(o, "finished", extreme(runs, n, "finished", 1));
+	json_object_set_new(o, "argv", av);
+	json_object_set_new(o, "matrix", common(runs, n, "matrix"));
+	json_object_set_new(o, "seed", common(runs, n, "seed"));
+	json_object_set_new(o, "shard", json_null());
+	json_object_set_new(o, "flipbed", common(runs, n, "flipbed"));
+	json_object_set_new(o, "kernels", kernels);
+	json_object_set_new(o, "merged_from", from);
+	free(copy);
+	return o;
+}
+
+static int write_cases(const char *out, const struct entry *e, size_t n)
+{
+	char *path = fb_path(out, NULL, "cases.jsonl");
+	FILE *f = path ? fb_out_open(path) : NULL;
+	int ret = -1;
+
+	if (f) {
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "%s\n", e[i].c->text);
+		ret = fb_out_close(f, path);
+	}
+	free(path);
+	return ret;
+}
+
+static int copy_cases(const char *out, const struct entry *e, size_t n)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < n; i++) {
+		char *from = fb_path(e[i].run->dir, NULL, e[i].c->dir);
+		char *to = fb_path(out, NULL, e[i].c->dir);
+		struct stat st;
+
+		if (!from || !to)
+			ret = -1;
+		else if (!stat(from, &st) && S_ISDIR(st.st_mode))
+			ret = copy_tree(from, to);
+		free(from);
+		free(to);
+	}
+	return ret;
+}
+
+static int write_merged(const char *out, const struct fb_run *runs, int n,
+			int argc, char **argv)
+{
+	char *cases = fb_path(out, NULL, "cases.jsonl");
+	char *info = fb_path(out, NULL, "run.json");
+	struct entry *e = NULL;
+	json_t *o = NULL;
+	size_t total;
+	int ret = -1;
+
+	if (!cases || !info)
+		goto out;
+	if (fb_is_file(cases)) {
+		fprintf(stderr, "flipbed: %s exists; accepted: a new or empty "
+			"directory as the merge output\n", cases);
+		goto out;
+	}
+	if (!(e = gather(runs, n, &total)) || fb_mkdirs(out) ||
+	    copy_cases(out, e, total))
+		goto out;
+	o = run_info(out, runs, n, argc, argv);
+	if (json_dump_file(o, info, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
+	    write_cases(out, e, total)) {
+		fprintf(stderr, "flipbed: %s: cannot write the merged run\n", out);
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(o);
+	free(e);
+	free(cases);
+	free(info);
+	return ret;
+}
+
+int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv)
+{
+	struct fb_run *runs = calloc(ndirs, sizeof(*runs));
+	struct fb_run merged;
+	int ret = runs ? 0 : -1, loaded = 0;
+
+	while (!ret && loaded < ndirs)
+		ret = fb_run_load(dirs[loaded], &runs[loaded]), loaded++;
+	if (!ret)
+		ret = write_merged(out, runs, ndirs, argc, argv);
+	for (int i = 0; i < loaded; i++)
+		fb_run_free(&runs[i]);
+	free(runs);
+	if (ret)
+		return -1;
+	ret = fb_run_load(out, &merged);
+	if (!ret)
+		ret = fb_report_write(&merged);
+	if (!ret)
+		ret = fb_run_status(&merged);
+	fb_run_free(&merged);
+	return ret;
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `flipbed image IMAGE`: bring your own image. Writes a one-off scenario
+ * (`[mkfs] image = IMAGE`, target `none`) into the run directory and runs it
+ * like any other case, so the image gets the same boot, classification and
+ * report. The runner works on a copy: IMAGE itself is never written.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign/campaign.h"
+#include "cmd.h"
+#include "scenario/scenario.h"
+
+#define MAX_EXPECT 8
+
+struct image_args {
+	const char *image;
+	const char *kernel;
+	const char *workload;
+	const char *expect;
+	const char *out;
+	unsigned timeout;
+	bool keep;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: flipbed image IMAGE [options]\n"
+"  --kernel K[,K]     kernels (default: stock,patched)\n"
+"  --workload W       walk (default: mount, walk the tree, read every file),\n"
+"                     mount-only, or guest steps joined by ';' ('mount;ls /;stat /a')\n"
+"  --expect F=V,...   expectation: detect, reaction, fsck, data, warning (default: any)\n"
+"  --timeout S        seconds per boot (default 60)\n"
+"  --out DIR          run directory (default results/runs/image-<UTC time>)\n"
+"  --keep             keep the case image (needed by flipbed show --inspect/--debugfs)\n");
+}
+
+static int parse_args(int argc, char **argv, struct image_args *a)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "keep", no_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	char *end;
+	int c;
+
+	a->workload = "walk";
+	a->timeout = 60;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			a->kernel = optarg;
+			break;
+		case 'w':
+			a->workload = optarg;
+			break;
+		case 'e':
+			a->expect = optarg;
+			break;
+		case 't':
+			a->timeout = strtoul(optarg, &end, 10);
+			if (*end || !a->timeout || a->timeout > 3600) {
+				fprintf(stderr, "flipbed image: --timeout %s: expected 1 to 3600 seconds\n", optarg);
+				return -1;
+			}
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'K':
+			a->keep = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return -1;
+	}
+	a->image = argv[optind];
+	return 0;
+}
+
+/* The [workload] lines for --workload. */
+static int write_workload(FILE *f, const char *w)
+{
+	if (!strcmp(w, "walk")) {
+		fputs("step = mount\nstep = walk /\n", f);
+		return 0;
+	}
+	if (!strcmp(w, "mount-only")) {
+		fputs("step = mount\n", f);
+		return 0;
+	}
+	char *copy = strdup(w), *save = NULL;
+	int n = 0;
+	for (char *s = strtok_r(copy, ";", &save); s; s = strtok_r(NULL, ";", &save)) {
+		s += strspn(s, " ");
+		if (*s) {
+			fprintf(f, "step = %s\n", s);
+			n++;
+		}
+	}
+	free(copy);
+	if (!n)
+		fprintf(stderr, "flipbed image: --workload '%s': no step; accepted: walk, mount-only, or steps joined by ';'\n", w);
+	return n ? 0 : -1;
+}
+
+/* "detect=csum,reaction=remount-ro|mount-refused" into [expect] lines. */
+static int write_expect(FILE *f, const char *spec)
+{
+	char *copy = strdup(spec ? spec : ""), *save = NULL;
+	bool set[FB_EXP__COUNT] = { false };
+	int rc = 0;
+
+	for (char *s = strtok_r(copy, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(s, '=');
+		int k = -1;
+		if (eq) {
+			*eq = '\0';
+			for (int i = 0; i < FB_EXP__COUNT; i++)
+				if (!strcmp(s, fb_expect_names[i]))
+					k = i;
+		}
+		if (k < 0) {
+			fprintf(stderr, "flipbed image: --expect %s: expected FIELD=VALUE with FIELD one of detect, reaction, fsck, data, warning\n",
+				s);
+			rc = -1;
+			continue;
+		}
+		fprintf(f, "%s = %s\n", s, eq + 1);
+		set[k] = true;
+	}
+	/* a user's image may be anything: what is not asked for is not judged */
+	for (int i = 0; i < FB_EXP__COUNT; i++)
+		if (!set[i])
+			fprintf(f, "%s = any\n", fb_expect_names[i]);
+	free(copy);
+	return rc;
+}
+
+static int write_scenario(const struct image_args *a, const char *abs, const char *file)
+{
+	char base[PATH_MAX];
+	FILE *f = fopen(file, "w");
+	int rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "flipbed image: cannot write %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	snprintf(base, sizeof(base), "%s", abs);
+	fprintf(f, "# Written by flipbed image for %s: the image as it is, no fault.\n"
+		"# The runner copies it; the original is never written.\n"
+		"[scenario]\nshows = The image %s, as given, under the workload '%s'.\n"
+		"groups = image\ntimeout = %u\n\n[mkfs]\nimage = %s\n\n[target]\ntype = none\n\n"
+		"[workload]\n", abs, basename(base), a->workload, a->timeout, abs);
+	rc |= write_workload(f, a->workload);
+	fputs("\n[expect]\n", f);
+	rc |= write_expect(f, a->expect);
+	if (fclose(f))
+		rc = -1;
+	return rc;
+}
+
+int cmd_image(int argc, char **argv)
+{
+	struct image_args a = { 0 };
+	char abs[PATH_MAX], out[PATH_MAX], sdir[PATH_MAX + 32], file[PATH_MAX * 2], name[256], *dot;
+	struct stat st;
+
+	if (parse_args(argc, argv, &a) < 0)
+		return EXIT_BADINPUT;
+	if (!realpath(a.image, abs) || stat(abs, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "flipbed image: %s: %s; give an ext4 image file\n", a.image,
+			errno ? strerror(errno) : "not a regular file");
+		return EXIT_BADINPUT;
+	}
+	if (a.out) {
+		snprintf(out, sizeof(out), "%s", a.out);
+	} else {
+		time_t t = time(NULL);
+		char stamp[32];
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&t));
+		mkdir("results", 0755);
+		mkdir("results/runs", 0755);
+		snprintf(out, sizeof(out), "results/runs/image-%s", stamp);
+	}
+	/* scenarios/image/NAME.scn in the run directory: the case is "image/NAME@KERNEL" */
+	snprintf(sdir, sizeof(sdir), "%s/scenarios", out);
+	if ((mkdir(out, 0755) && errno != EEXIST) || (mkdir(sdir, 0755) && errno != EEXIST) ||
+	    (strcat(sdir, "/image"), mkdir(sdir, 0755) && errno != EEXIST)) {
+		fprintf(stderr, "flipbed image: cannot create %s: %s\n", sdir, strerror(errno));
+		return EXIT_INFRA;
+	}
+	snprintf(name, sizeof(name), "%s", basename(abs));
+	if ((dot = strrchr(name, '.')) && dot != name)
+		*dot = '\0';
+	for (char *p = name; *p; p++)
+		if (*p == '@' || *p == ':' || *p == ' ')
+			*p = '_';
+	snprintf(file, sizeof(file), "%s/%s.scn", sdir, name);
+	if (write_scenario(&a, abs, file))
+		return EXIT_BADINPUT;
+	fprintf(stderr, "flipbed image: %s\n", file);
+	char *files[] = { file };
+	int jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	return fb_campaign_execute(files, 1, a.kernel, out, jobs, a.keep, false, "image", argc, argv);
+}

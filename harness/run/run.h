@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running a list of cases: golden images, a worker per case (at most
+ * `jobs` at a time), progress, cases.jsonl and the reports. `flipbed run`
+ * and `flipbed matrix` build the list from scenario files and matrices;
+ * other commands (a campaign) can build their own and run it the same way.
+ */
+#ifndef FLIPBED_RUN_H
+#define FLIPBED_RUN_H
+
+#include <stdbool.h>
+
+#include "scenario/matrix.h"
+
+struct fb_exec {
+	const char *out;	/* the run directory, or NULL: results/runs/<UTC time> */
+	int jobs;		/* cases at a time */
+	bool keep;		/* keep every case image */
+	bool verbose;		/* stream console and agent lines */
+	bool ktap;		/* KTAP on stdout at the end */
+	const char *label;	/* recorded in run.json as "matrix", or NULL */
+	int argc;		/* the command line, recorded in run.json */
+	char **argv;
+	int shard_k, shard_n;	/* recorded in run.json; 0/0 when not sharded */
+};
+
+/*
+ * Run CASES and write the run directory. Returns the exit status: 0 every
+ * case met its expectation, 1 some did not, 2 something is not built,
+ * 3 infrastructure failure, 130 interrupted.
+ */
+int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e);
+
+#endif

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One case (runcase.h). The order matters: the fault is chosen on the
+ * case's own copy before anything runs, rules at "boot" are armed before
+ * QEMU starts, the others when the guest stops at the scenario's wait point;
+ * e2fsck and the data check run only after QEMU and nbdkit are gone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "classify/classify.h"
+#include "flipbed-ext4.h"
+#include "guest/steps.h"
+#include "run/manifest.h"
+#include "boot/nbd.h"
+#include "classify/probe.h"
+#include "boot/proc.h"
+#include "run/runcase.h"
+#include "boot/vm.h"
+#include "util.h"
+
+#define MAX_RULES 64
+
+struct casectx {
+	const struct fb_case_spec *c;
+	const struct fb_scenario *s;
+	const struct fb_run_opts *o;
+	char dir[PATH_MAX];		/* the case directory */
+	char priv[64];			/* /tmp/flipbed-PID: sockets */
+	FILE *transcript;
+	struct nbd nbd;
+	char *rules[MAX_RULES];
+	int nrules;
+	bool armed;
+	const char **steps;
+	int nsteps;
+	json_t *step_results;
+	bool saw_baddata;
+	char infra[512];
+	json_t *target;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void set_infra(struct casectx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->infra[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(x->infra, sizeof(x->infra), fmt, ap);
+	va_end(ap);
+}
+
+void fb_case_dirname(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", name);
+	for (char *p = buf; *p; p++)
+		if (*p == '/')
+			*p = '_';
+}
+
+char *fb_case_repro(const struct fb_case_spec *c)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	fprintf(f, "build/bin/flipbed run %s --kernel %s", c->scn->file, c->kernel);
+	for (int i = 0; i < c->nparams; i++)
+		fprintf(f, " --set %s.%s=%s", c->params[i].section, c->params[i].key,
+			c->params[i].value);
+	fclose(f);
+	return s;
+}
+
+/* ---- the fault: rules from the corruptor library ---- */
+
+static const char *on_word(enum fb_timing t)
+{
+	return t == FB_TIMING_REST ? "rest" : t == FB_TIMING_WRITE ? "write" : "read";
+}
+
+/* " count=N" for transient timings; nothing for rest and sticky reads. */
+static void count_words(const struct fb_scenario *s, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (s->timing == FB_TIMING_READ || s->timing == FB_TIMING_WRITE)
+		snprintf(buf, len, " count=%lld", s->count ? s->count : 1);
+}
+
+static void add_rule(struct casectx *x, const char *fmt, ...)
+{
+	va_list ap;
+	char *r;
+
+	if (x->nrules == MAX_RULES)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&r, fmt, ap) >= 0)
+		x->rules[x->nrules++] = r;
+	va_end(ap);
+}
+
+/* The action words of a whole-range rule: anything but a chosen bit flip. */
+static void range_action(const struct fb_scenario *s, char *buf, size_t len)
+{
+	if (!strcmp(s->action, "flip"))
+		snprintf(buf, len, "flip-random=%u seed=%llu", s->bits,
+			 (unsigned long long)s->seed);
+	else if (!strcmp(s->action, "random"))
+		snprintf(buf, len, "random seed=%llu", (unsigned long long)s->seed);
+	else
+		snprintf(buf, len, "%s", s->action);
+}
+
+static int object_rules(struct casectx *x, const char *image)
+{
+	const struct fb_scenario *s = x->s;
+	struct fbx_selector sel = FBX_SELECTOR_INIT;
+	struct fbx_pick_opts po = FBX_PICK_OPTS_INIT;
+	struct fbx_patch *patch = NULL;
+	char count[32], action[96], **rules = NULL;
+	fbx_map_t map;
+	size_t *idx = NULL, n = 0;
+	errcode_t err;
+	int rc = -1;
+
+	err = fbx_map_open(image, 0, &map);
+	if (err) {
+		set_infra(x, "corruptor: cannot map %s: %s", image, fbx_error_message(err));
+		return -1;
+	}
+	fbx_type_parse(s->type, &sel.type);
+	sel.path = s->path;
+	sel.ino = s->ino > 0 ? s->ino : 0;
+	sel.group = s->group;
+	err = fbx_map_find(map, &sel, &idx, &n);
+	if (err) {
+		set_infra(x, "target %s: %s", s->type, fbx_map_explain(map));
+		goto out;
+	}
+	if ((size_t)s->index >= n) {
+		set_infra(x, "target %s: index %lld, but the image has %zu such objects",
+			  s->type, s->index, n);
+		goto out;
+	}
+	const struct fbx_object *obj = fbx_map_object(map, idx[s->index]);
+	count_words(s, count, sizeof(count));
+	x->target = json_pack("{s:s, s:s?, s:I, s:I, s:I, s:I, s:I, s:s, s:b, s:s, s:s}",
+			      "type", s->type, "path", obj->path, "ino", (json_int_t)obj->ino,
+			      "group", (json_int_t)obj->group, "pblk", (json_int_t)obj->pblk,
+			      "offset", (json_int_t)obj->offset, "length", (json_int_t)obj->length,
+			      "region", s->region, "reseal", s->reseal,
+			      "timing", fb_timing_name(s->timing), "arm", s->arm);
+	if (strcmp(s->action, "flip")) {
+		range_action(s, action, sizeof(action));
+		add_rule(x, "on=%s at=%llu len=%llu %s%s", on_word(s->timing),
+			 (unsigned long long)obj->offset, (unsigned long long)obj->length,
+			 action, count);
+		rc = 0;
+		goto out;
+	}
+	po.bits = s->bits;
+	po.seed = s->seed;
+	po.reseal = s->reseal;
+	err = fbx_region_parse(s->region, &po.region, &po.field);
+	if (!err)
+		err = fbx_object_pick(map, idx[s->index], &po, &patch);
+	if (!err)
+		err = fbx_patch_rules(patch, s->timing == FB_TIMING_REST ? FBX_ON_REST :
+				      s->timing == FB_TIMING_WRITE ? FBX_ON_WRITE : FBX_ON_READ, &rules);
+	if (err) {
+		set_infra(x, "target %s region %s: %s", s->type, s->region, fbx_error_message(err));
+		goto out;
+	}
+	for (char **r = rules; *r; r++)
+		add_rule(x, "%s%s", *r, count);
+	rc = 0;
+out:
+	fbx_rules_free(rules);
+	fbx_patch_free(patch);
+	free(idx);
+	fbx_map_close(map);
+	return rc;
+}
+
+static int make_rules(struct casectx *x, const char *image)
+{
+	const struct fb_scenario *s = x->s;
+	char count[32], action[96];
+
+	if (!strcmp(s->type, "none")) {
+		/* no fault: the workload and e2fsck alone (a control case) */
+		x->target = json_pack("{s:s}", "type", "none");
+		return 0;
+	}
+	if (strcmp(s->type, "range"))
+		return object_rules(x, image);
+	count_words(s, count, sizeof(count));
+	range_action(s, action, sizeof(action));
+	add_rule(x, "on=%s at=%lld len=%lld %s%s", on_word(s->timing), s->range_at,
+		 s->range_len, action, count);
+	x->target = json_pack("{s:s, s:I, s:I, s:s, s:s}", "type", "range",
+			      "offset", (json_int_t)s->range_at, "length", (json_int_t)s->range_len,
+			      "timing", fb_timing_name(s->timing), "arm", s->arm);
+	return 0;
+}
+
+static int arm_rules(struct casectx *x, const char *point)
+{
+	char line[1024], reply[512];
+
+	for (int i = 0; i < x->nrules; i++) {
+		snprintf(line, sizeof(line), "add %s", x->rules[i]);
+		int rc = nbd_control(&x->nbd, line, reply, sizeof(reply));
+		fprintf(x->transcript, "H armed %s %s -> %s\n", point, x->rules[i], reply);
+		if (rc) {
+			set_infra(x, "plugin refused rule '%s': %s", x->rules[i], reply);
+			return -1;
+		}
+	}
+	x->armed = true;
+	return 0;
+}
+
+/* ---- the boot: hooks ---- */
+
+static void on_console(void *ctx, const char *line)
+{
+	struct casectx *x = ctx;
+
+	fprintf(x->transcript, "C %s\n", line);
+	if (x->o->verbose)
+		fprintf(stderr, "%s: C %s\n", x->c->name, line);
+}
+
+static void on_agent(void *ctx, const char *line)
+{
+	struct casectx *x = ctx;
+	char result[64];
+
+	fprintf(x->transcript, "A %s\n", line);
+	if (x->o->verbose)
+		fprintf(stderr, "%s: A %s\n", x->c->name, line);
+	if (strncmp(line, "step ", 5))
+		return;
+	for (int i = 0; i < x->nsteps; i++) {
+		const char *detail = vm_step_result(line, i + 1, x->steps[i], result, sizeof(result));
+		if (!detail)
+			continue;
+		bool ok = !strcmp(result, "ok");
+		json_array_append_new(x->step_results,
+			json_pack("{s:i, s:s, s:s, s:s, s:s}", "n", i + 1, "text", x->steps[i],
+				  "result", ok ? "ok" : "err", "errno", ok ? "" : result,
+				  "detail", detail));
+		if (!strcmp(result, "EBADDATA"))
+			x->saw_baddata = true;
+		return;
+	}
+}
+
+static int on_wait(void *ctx, const char *name)
+{
+	struct casectx *x = ctx;
+
+	if (x->armed || strcmp(name, x->s->arm))
+		return 0;
+	return arm_rules(x, name);
+}
+
+static const char *exit_line(const struct vm_result *r, struct casectx *x)
+{
+	static char buf[700];
+
+	switch (r->end) {
+	case VM_END_CLEAN:
+		return "clean";
+	case VM_END_REBOOT:
+		return "reboot";
+	case VM_END_TIMEOUT:
+		return "timeout";
+	default:
+		snprintf(buf, sizeof(buf), "%s %s: %s",
+			 nbd_alive(&x->nbd) ? "qemu-error" : "nbdkit-error",
+			 vm_end_name(r->end), r->why);
+		return buf;
+	}
+}
+
+/* ---- after the boot: e2fsck and user data ---- */
+
+static int run_fsck(const char *image, const char *out, const char *opt)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	struct proc p;
+	char *argv[] = { "e2fsck", (char *)opt, (char *)image, NULL };
+	int rc = -1;
+
+	if (fd < 0)
+		return -1;
+	dprintf(fd, "$ e2fsck %s IMAGE\n", opt);
+	if (proc_spawn(&p, "e2fsck", argv, -1, fd, fd) == 0) {
+		proc_reap(&p, 1);
+		rc = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
+	}
+	dprintf(fd, "# exit %d\n\n", rc);
+	close(fd);
+	return rc;
+}
+
+static enum fb_fsck fsck_all(const char *image, const char *out, json_t *codes)
+{
+	int first = run_fsck(image, out, "-fn");
+	int fix = run_fsck(image, out, "-fy");
+	int second = run_fsck(image, out, "-fn");
+
+	json_object_set_new(codes, "fn", json_integer(first));
+	json_object_set_new(codes, "fy", json_integer(fix));
+	json_object_set_new(codes, "fn2", json_integer(second));
+	/*
+	 * -1: e2fsck could not be run at all. Otherwise any status but 0 says
+	 * the filesystem is not clean, 8 included: e2fsck ran and could not
+	 * even open it (a primary superblock with no usable backup).
+	 */
+	if (first < 0 || second < 0)
+		return FB_FSCK_NOT_RUN;
+	if (first == 0)
+		return FB_FSCK_CLEAN;
+	return second == 0 ? FB_FSCK_REPAIRED : FB_FSCK_UNREPAIRED;
+}
+
+/* Paths the workload itself changes: their content is not the golden one. */
+static int mutated_paths(const struct fb_scenario *s, char **out, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nsteps; i++) {
+		struct step st;
+		char why[256];
+		if (step_parse(s->steps[i], &st, why, sizeof(why)))
+			continue;
+		switch (st.id) {
+		case STEP_WRITE:
+		case STEP_RM:
+		case STEP_TRUNCATE:
+		case STEP_RENAME:
+		case STEP_MKDIR:
+			for (int a = 0; a < st.argc && n < max && a < (st.id == STEP_RENAME ? 2 : 1); a++)
+				out[n++] = strdup(st.argv[a]);
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
+}
+
+static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
+			       const char *image, char *detail, size_t len)
+{
+	char mf[PATH_MAX + 16], *skip[64];
+	struct fb_manifest m;
+	enum fb_data d;
+	int nskip;
+
+	snprintf(mf, sizeof(mf), "%s/manifest.txt", g->dir);
+	if (fb_manifest_load(mf, &m)) {
+		snprintf(detail, len, "no manifest %s", mf);
+		return FB_DATA_NOT_CHECKED;
+	}
+	nskip = mutated_paths(x->s, skip, 64);
+	fb_manifest_compare(&m, image, skip, nskip, &d, detail, len);
+	for (int i = 0; i < nskip; i++)
+		free(skip[i]);
+	fb_manifest_free(&m);
+	/* the guest read bytes other than the file's: changed on the way, silently or not */
+	if (x->saw_baddata && d != FB_DATA_CHANGED) {
+		snprintf(detail, len, "the guest read content other than the file's (EBADDATA)");
+		d = FB_DATA_CHANGED;
+	}
+	return d;
+}
+
+/* ---- judging ---- */
+
+static enum fb_verdict judge(const struct fb_outcome *out, const struct fb_expect *e,
+			     json_t *mismatch)
+{
+	const char *got[FB_EXP__COUNT] = {
+		[FB_EXP_DETECT] = fb_detect_name(out->detect),
+		[FB_EXP_REACTION] = fb_reaction_name(out->reaction),
+		[FB_EXP_FSCK] = fb_fsck_name(out->fsck),
+		[FB_EXP_DATA] = fb_data_name(out->data),
+		[FB_EXP_WARNING] = out->warning ? "yes" : "no",
+	};
+
+	for (int f = 0; f < FB_EXP__COUNT; f++) {
+		if (fb_expect_match(e->field[f], got[f]))
+			continue;
+		json_array_append_new(mismatch, json_sprintf("%s: expected %s, got %s",
+			fb_expect_names[f], e->field[f], got[f]));
+	}
+	return json_array_size(mismatch) ? FB_VERDICT_FAIL : FB_VERDICT_PASS;
+}
+
+/* A requirement this host or kernel does not meet, or NULL. */
+static const char *unmet(const struct fb_case_spec *c, char *buf, size_t len)
+{
+	const struct fb_scenario *s = c->scn;
+
+	for (int i = 0; i < s->nrequires; i++) {
+		const char *r = s->requires[i];
+		if (!strncmp(r, "kernel:", 7) && strcmp(r + 7, c->kernel)) {
+			snprintf(buf, len, "requires %s", r);
+			return buf;
+		}
+		if (!strncmp(r, "program:", 8)) {
+			char cmd[300];
+			snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1", r + 8);
+			if (system(cmd)) {
+				snprintf(buf, len, "requires %s, not in PATH", r);
+				return buf;
+			}
+		}
+	}
+	return NULL;
+}
+
+static json_t *params_json(const struct fb_case_spec *c)
+{
+	json_t *p = json_object();
+
+	json_object_set_new(p, "kernel", json_string(c->kernel));
+	for (int i = 0; i < c->nparams; i++) {
+		char key[256];
+		snprintf(key, sizeof(key), "%s.%s", c->params[i].section, c->params[i].key);
+		json_object_set_new(p, key, json_string(c->params[i].value));
+	}
+	return p;
+}
+
+static json_t *strv_json(char **v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (*len + 65536 > cap) {
+			cap = cap * 2 + 65536;
+			buf = realloc(buf, cap + 1);
+		}
+		size_t n = fread(buf + *len, 1, cap - *len, f);
+		*len += n;
+		if (!n)
+			break;
+	}
+	fclose(f);
+	buf[*len] = '\0';
+	return buf;
+}
+
+static json_t *faults_json(const char *path)
+{
+	json_t *a = json_array();
+	FILE *f = fopen(path, "r");
+	char line[8192];
+
+	while (f && fgets(line, sizeof(line), f)) {
+		json_t *j = json_loads(line, 0, NULL);
+		if (j)
+			json_array_append_new(a, j);
+	}
+	if (f)
+		fclose(f);
+	return a;
+}
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text ? text : "", f);
+		fclose(f);
+	}
+}
+
+static void write_outcome(json_t *rec, const struct fb_outcome *out)
+{
+	json_object_set_new(rec, "outcome", json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:s}",
+		"detect", fb_detect_name(out->detect), "reaction", fb_reaction_name(out->reaction),
+		"fsck", fb_fsck_name(out->fsck), "data", fb_data_name(out->data),
+		"warning", out->warning, "detail", out->detail, "infra", out->infra));
+}
+
+static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
+		     double *t_boot, double *t_work)
+{
+	const struct fb_run_opts *o = x->o;
+	struct nbd_config nc = { 0 };
+	struct vm_config vc = { 0 };
+	struct vm_hooks h = { .ctx = x, .console = on_console, .agent = on_agent, .wait = on_wait };
+	char plugin[PATH_MAX], faultlog[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX], why[512];
+
+	snprintf(plugin, sizeof(plugin), "%s/lib/nbdkit-flipbed-plugin.so", o->build);
+	snprintf(faultlog, sizeof(faultlog), "%s/faults.jsonl", x->dir);
+	vm_kernel_path(o->build, x->c->kernel, kernel, sizeof(kernel));
+	snprintf(initrd, sizeof(initrd), "%s/guest/initramfs.cpio.gz", o->build);
+	nc.image = image;
+	nc.plugin = plugin;
+	nc.faultlog = faultlog;
+	nc.dir = x->priv;
+	if (nbd_start(&x->nbd, &nc, why, sizeof(why))) {
+		set_infra(x, "nbdkit: %s", why);
+		fprintf(x->transcript, "H exit nbdkit-error %s\n", why);
+		return -1;
+	}
+	if ((x->s->timing == FB_TIMING_REST || !strcmp(x->s->arm, "boot")) &&
+	    arm_rules(x, "boot")) {
+		nbd_stop(&x->nbd);
+		fprintf(x->transcript, "H exit nbdkit-error %s\n", x->infra);
+		return -1;
+	}
+	vc.kernel = kernel;
+	vc.initrd = initrd;
+	vc.disk_sock = x->nbd.sock;
+	vc.dir = x->priv;
+	vc.mem_mb = strcmp(x->c->kernel, "kasan") ? 256 : 512;
+	vc.timeout = x->s->timeout;
+	vc.steps = x->steps;
+	vc.nsteps = x->nsteps;
+	vc.peer = &x->nbd.proc;
+	if (vm_run(&vc, &h, vr) < 0) {
+		set_infra(x, "qemu: %s", vr->why);
+		fprintf(x->transcript, "H exit qemu-error %s\n", vr->why);
+		nbd_stop(&x->nbd);
+		return -1;
+	}
+	fprintf(x->transcript, "H exit %s\n", exit_line(vr, x));
+	nbd_stop(&x->nbd);
+	if (vr->end == VM_END_INFRA || vr->end == VM_END_INTERRUPTED || vr->end == VM_END_ABORTED)
+		set_infra(x, "%s: %s", vm_end_name(vr->end), vr->why);
+	*t_boot = vr->t.ready >= 0 ? vr->t.ready : vr->t.exit;
+	*t_work = vr->t.done >= 0 && vr->t.ready >= 0 ? vr->t.done - vr->t.ready : 0;
+	return 0;
+}
+
+int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
+		const struct fb_run_opts *o)
+{
+	struct casectx x = { .c = c, .s = c->scn, .o = o };
+	struct fb_outcome out = { 0 };
+	struct fb_expect e;
+	struct vm_result vr = { 0 };
+	enum fb_verdict verdict = FB_VERDICT_PASS;
+	char sub[PATH_MAX], image[PATH_MAX + 16], path[PATH_MAX + 16], why[512], ddetail[512];
+	double t0 = fb_now(), t_image = 0, t_boot = 0, t_work = 0, t_fsck = 0;
+	json_t *rec, *mismatch = json_array(), *fsck_codes = json_object();
+	char *text = NULL, *repro;
+	size_t len;
+
+	fb_case_dirname(c->name, sub, sizeof(sub));
+	snprintf(x.dir, sizeof(x.dir), "%s/cases/%s", o->outdir, sub);
+	snprintf(x.priv, sizeof(x.priv), "/tmp/flipbed-%d", getpid());
+	if ((mkdir(x.dir, 0755) && errno != EEXIST) || (mkdir(x.priv, 0700) && errno != EEXIST)) {
+		fprintf(stderr, "flipbed: %s: cannot create %s or %s: %s\n", c->name, x.dir,
+			x.priv, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/transcript.log", x.dir);
+	x.transcript = fopen(path, "w");
+	if (!x.transcript)
+		return -1;
+	setvbuf(x.transcript, NULL, _IOLBF, 0);
+	x.step_results = json_array();
+	x.nsteps = c->scn->nsteps + 1;
+	x.steps = calloc(x.nsteps, sizeof(char *));
+	for (int i = 0; i < c->scn->nsteps; i++)
+		x.steps[i] = c->scn->steps[i];
+	x.steps[x.nsteps - 1] = FB_PROBE_STEP;
+
+	fb_scenario_expect(c->scn, c->kernel, &e);
+	snprintf(image, sizeof(image), "%s/image.raw", x.dir);
+	out.fsck = FB_FSCK_NOT_RUN;
+	out.data = FB_DATA_NOT_CHECKED;
+	ddetail[0] = '\0';
+	if (unmet(c, why, sizeof(why))) {
+		verdict = FB_VERDICT_SKIP;
+		snprintf(out.infra, sizeof(out.infra), "%s", why);
+		goto record;
+	}
+	if (fb_image_copy(g->path, image)) {
+		set_infra(&x, "cannot copy %s to %s: %s", g->path, image, strerror(errno));
+		goto record;
+	}
+	if (make_rules(&x, image))
+		goto record;
+	snprintf(path, sizeof(path), "%s/rules.txt", x.dir);
+	FILE *rf = fopen(path, "w");
+	for (int i = 0; rf && i < x.nrules; i++)
+		fprintf(rf, "%s\n", x.rules[i]);
+	if (rf)
+		fclose(rf);
+	t_image = fb_now() - t0;
+
+	if (boot_case(&x, image, &vr, &t_boot, &t_work) == 0) {
+		double t = fb_now();
+		snprintf(path, sizeof(path), "%s/fsck.txt", x.dir);
+		out.fsck = fsck_all(image, path, fsck_codes);
+		out.data = check_data(&x, g, image, ddetail, sizeof(ddetail));
+		t_fsck = fb_now() - t;
+	}
+	fclose(x.transcript);
+	x.transcript = NULL;
+
+	snprintf(path, sizeof(path), "%s/transcript.log", x.dir);
+	text = slurp(path, &len);
+	if (text) {
+		enum fb_fsck f = out.fsck;
+		enum fb_data d = out.data;
+		char *dm = NULL;
+		fb_classify(text, len, &out);
+		out.fsck = f;
+		out.data = d;
+		if (fb_dmesg_text(text, len, &dm) == 0)
+			write_text(x.dir, "dmesg.txt", dm);
+		free(dm);
+	}
+	if (fb_golden_check(g))
+		set_infra(&x, "golden image %s changed during the case", g->path);
+	/* a fault that never fired says nothing about the kernel */
+	snprintf(path, sizeof(path), "%s/faults.jsonl", x.dir);
+	json_t *fired = faults_json(path);
+	if (x.nrules && !json_array_size(fired))
+		set_infra(&x, "the fault never fired: no request touched its bytes after it was armed at '%s' (%s)",
+			  x.s->timing == FB_TIMING_REST ? "boot" : x.s->arm, x.rules[0]);
+	json_decref(fired);
+	if (x.infra[0] && !out.infra[0])
+		snprintf(out.infra, sizeof(out.infra), "%s", x.infra);
+	verdict = out.infra[0] ? FB_VERDICT_INFRA : judge(&out, &e, mismatch);
+
+record:
+	/* every early exit above set x.infra: it must never read as a pass */
+	if (x.infra[0] && verdict != FB_VERDICT_SKIP) {
+		if (!out.infra[0])
+			snprintf(out.infra, sizeof(out.infra), "%s", x.infra);
+		verdict = FB_VERDICT_INFRA;
+	}
+	/*
+	 * Any infra case that ends with a signal pending may have been cut
+	 * short by it, whichever step it was in (nbdkit or QEMU starting, a
+	 * rule being armed, a copy, e2fsck): say so here, once for all of
+	 * them, so that a resumed campaign runs it again rather than count
+	 * it as flipbed's own failure.
+	 */
+	if (verdict == FB_VERDICT_INFRA && proc_interrupted() && !strstr(out.infra, "interrupted by")) {
+		char was[sizeof(out.infra)];
+
+		snprintf(was, sizeof(was), "%s", out.infra);
+		snprintf(out.infra, sizeof(out.infra), "interrupted by %s: %s",
+			 strsignal(proc_interrupted()), was);
+	}
+	if (x.transcript)
+		fclose(x.transcript);
+	repro = fb_case_repro(c);
+	rec = json_pack("{s:s, s:s, s:s?, s:o, s:o, s:s, s:s}",
+			"case", c->name, "scenario", c->scn->file, "shows", c->scn->shows,
+			"groups", strv_json(c->scn->groups, c->scn->ngroups),
+			"params", params_json(c), "kernel", c->kernel, "mkfs", g->mkfs);
+	json_object_set_new(rec, "dir", json_sprintf("cases/%s", sub));
+	json_object_set_new(rec, "target", x.target ? x.target : json_null());
+	json_object_set_new(rec, "rules", json_array());
+	for (int i = 0; i < x.nrules; i++)
+		json_array_append_new(json_object_get(rec, "rules"), json_string(x.rules[i]));
+	snprintf(path, sizeof(path), "%s/faults.jsonl", x.dir);
+	json_object_set_new(rec, "faults", faults_json(path));
+	json_object_set_new(rec, "steps", x.step_results);
+	write_outcome(rec, &out);
+	json_object_set_new(rec, "data_detail", json_string(ddetail));
+	json_object_set_new(rec, "fsck_exit", fsck_codes);
+	json_t *expect = json_object();
+	for (int f = 0; f < FB_EXP__COUNT; f++)
+		json_object_set_new(expect, fb_expect_names[f], json_string(e.field[f]));
+	json_object_set_new(rec, "expect", expect);
+	json_object_set_new(rec, "verdict", json_string(fb_verdict_name(verdict)));
+	json_object_set_new(rec, "mismatch", mismatch);
+	json_object_set_new(rec, "durations", json_pack("{s:f, s:f, s:f, s:f, s:f}",
+		"image", t_image, "boot", t_boot, "workload", t_work, "fsck", t_fsck,
+		"total", fb_now() - t0));
+	json_object_set_new(rec, "repro", json_string(repro));
+	snprintf(path, sizeof(path), "%s/case.json", x.dir);
+	int rc = json_dump_file(rec, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+
+	if (!o->keep && (verdict == FB_VERDICT_PASS || verdict == FB_VERDICT_SKIP))
+		unlink(image);
+	for (int i = 0; i < x.nrules; i++)
+		free(x.rules[i]);
+	free(x.steps);
+	free(text);
+	free(repro);
+	json_decref(rec);
+	return rc ? -1 : 0;
+}

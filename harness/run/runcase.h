@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One case, start to end: copy the golden image, find the target with the
+ * corruptor library, serve the copy through nbdkit and the flipbed plugin,
+ * boot the kernel with the agent, arm the fault at its point, then e2fsck
+ * the result, compare user files with the golden manifest, classify the
+ * transcript and judge against the expectation. Everything the case wrote
+ * is in its directory; its record is case.json there.
+ */
+#ifndef FLIPBED_RUNCASE_H
+#define FLIPBED_RUNCASE_H
+
+#include <stdbool.h>
+
+#include "run/image.h"
+#include "scenario/matrix.h"
+
+struct fb_run_opts {
+	const char *outdir;	/* the run directory */
+	const char *build;	/* build/ (kernels, initramfs, plugin) */
+	bool keep;		/* keep every case image (else only failures) */
+	bool verbose;		/* stream console and agent lines to stderr */
+};
+
+/*
+ * Run case C against golden image G (built beforehand). Writes
+ * OUTDIR/cases/<dir>/case.json and returns 0; -1 only when not even an
+ * infra record could be written. Exit code semantics live in the record's
+ * verdict.
+ */
+int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
+		const struct fb_run_opts *o);
+
+/* "inode/checksum:read@patched" -> "inode_checksum:read@patched" */
+void fb_case_dirname(const char *name, char *buf, size_t len);
+
+/* The repro command line of C (malloc'ed). */
+char *fb_case_repro(const struct fb_case_spec *c);
+
+#endif

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Matrix files and case expansion (matrix.h). The product of axes is taken
+ * per scenario, over the values both the matrix and the scenario accept, so a
+ * superblock scenario that only makes sense at rest never becomes a read case.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scenario/matrix.h"
+#include "util.h"
+
+#define MAX_AXES 8
+
+struct axis {
+	const char *key;	/* "fault.timing" */
+	char **values;
+	int nvalues;
+	const struct fb_entry *src;
+};
+
+struct expander {
+	const struct fb_select *sel;
+	struct fb_case_specs *out;
+	int index;		/* cases seen, for sharding */
+	int errors;
+};
+
+int fb_entry_parse_set(const char *arg, struct fb_entry *e)
+{
+	const char *dot = strchr(arg, '.');
+	const char *eq = strchr(arg, '=');
+
+	memset(e, 0, sizeof(*e));
+	if (!dot || !eq || dot > eq || dot == arg || eq == dot + 1) {
+		fprintf(stderr, "--set %s: expected SECTION.KEY=VALUE, for example fault.timing=read\n", arg);
+		return -1;
+	}
+	e->section = strndup(arg, dot - arg);
+	e->key = strndup(dot + 1, eq - dot - 1);
+	e->value = strdup(eq + 1);
+	e->origin = "--set";
+	return 0;
+}
+
+static bool in_list(char **v, const char *s)
+{
+	for (; v && *v; v++)
+		if (!strcmp(*v, s))
+			return true;
+	return false;
+}
+
+/* The name part an axis value adds: booleans add the key's last word when yes. */
+static void name_append(char *name, size_t len, const char *key, const char *value)
+{
+	const char *word = strrchr(key, '.') ? strrchr(key, '.') + 1 : key;
+	size_t n = strlen(name);
+
+	if (!strcmp(value, "no"))
+		return;
+	snprintf(name + n, len - n, ":%s", !strcmp(value, "yes") ? word : value);
+}
+
+static void add_case(struct expander *x, const char *file, const char *kernel,
+		     const struct axis *axes, const int *pick, int naxes)
+{
+	const struct fb_select *sel = x->sel;
+	struct fb_entry params[MAX_AXES + 32];
+	struct fb_scenario *scn;
+	char name[512];
+	int n = 0;
+
+	for (int a = 0; a < naxes; a++) {
+		const struct fb_entry *src = axes[a].src;
+		const char *key = axes[a].key;
+		const char *dot = strchr(key, '.');
+		params[n] = *src;
+		params[n].section = strndup(key, dot - key);
+		params[n].key = strdup(dot + 1);
+		params[n].value = strdup(axes[a].values[pick[a]]);
+		n++;
+	}
+	for (int i = 0; i < sel->nsets && n < (int)(sizeof(params) / sizeof(*params)); i++) {
+		params[n] = sel->sets[i];
+		params[n].section = strdup(sel->sets[i].section);
+		params[n].key = strdup(sel->sets[i].key);
+		params[n].value = strdup(sel->sets[i].value);
+		n++;
+	}
+	if (fb_scenario_load(file, params, n, &scn) < 0) {
+		x->errors++;
+		goto out;
+	}
+	snprintf(name, sizeof(name), "%s", scn->name);
+	for (int a = 0; a < naxes; a++)
+		name_append(name, sizeof(name), axes[a].key, axes[a].values[pick[a]]);
+	snprintf(name + strlen(name), sizeof(name) - strlen(name), "@%s", kernel);
+	if (sel->filter && fnmatch(sel->filter, name, 0)) {
+		fb_scenario_free(scn);
+		goto out;
+	}
+	if (sel->shard_n && x->index++ % sel->shard_n != sel->shard_k - 1) {
+		fb_scenario_free(scn);
+		goto out;
+	}
+	x->out->v = xrealloc(x->out->v, (x->out->n + 1) * sizeof(*x->out->v));
+	struct fb_case_spec *c = &x->out->v[x->out->n++];
+	c->name = strdup(name);
+	c->kernel = strdup(kernel);
+	c->scn = scn;
+	/* axes and --set values alike: the repro command needs both */
+	c->params = xrealloc(NULL, (n + 1) * sizeof(*c->params));
+	c->nparams = n;
+	for (int a = 0; a < n; a++) {
+		c->params[a] = params[a];
+		params[a].section = params[a].key = params[a].value = NULL;
+	}
+out:
+	for (int i = 0; i < n; i++) {
+		free(params[i].section);
+		free(params[i].key);
+		free(params[i].value);
+	}
+}
+
+/* Every combination of axis values, for one scenario and kernel. */
+static void expand_product(struct expander *x, const char *file, const char *kernel,
+			   const struct axis *axes, int naxes)
+{
+	int pick[MAX_AXES] = { 0 };
+
+	for (int a = 0; a < naxes; a++)
+		if (!axes[a].nvalues)
+			return;
+	for (;;) {
+		add_case(x, file, kernel, axes, pick, naxes);
+		int a = naxes - 1;
+		while (a >= 0 && ++pick[a] == axes[a].nvalues)
+			pick[a--] = 0;
+		if (a < 0)
+			return;
+	}
+}
+
+/*
+ * One scenario under a matrix: kernels and axes narrowed to what the
+ * scenario declares it accepts.
+ */
+static void expand_scenario(struct expander *x, const char *file, char **mkernels,
+			    char **mgroups, const struct fb_entry *maxes, int nmaxes)
+{
+	struct fb_scenario *scn;
+	struct axis axes[MAX_AXES];
+	int naxes = 0;
+	char **kernels;
+
+	if (fb_scenario_load(file, NULL, 0, &scn) < 0) {
+		x->errors++;
+		return;
+	}
+	if (x->sel->group && !fb_scenario_in_group(scn, x->sel->group))
+		goto out;
+	if (mgroups && mgroups[0]) {
+		bool any = false;
+		for (char **g = mgroups; *g; g++)
+			any |= fb_scenario_in_group(scn, *g);
+		if (!any)
+			goto out;
+	}
+	for (int i = 0; i < nmaxes && naxes < MAX_AXES; i++) {
+		const char *accepted = fb_scenario_axis(scn, maxes[i].key);
+		if (!accepted)
+			continue;
+		char **acc = fb_strv_split(accepted, NULL);
+		int n;
+		char **mv = fb_strv_split(maxes[i].value, &n);
+		struct axis *ax = &axes[naxes++];
+		ax->key = maxes[i].key;
+		ax->src = &maxes[i];
+		ax->values = xrealloc(NULL, (n + 1) * sizeof(char *));
+		ax->nvalues = 0;
+		for (int v = 0; v < n; v++)
+			if (in_list(acc, mv[v]))
+				ax->values[ax->nvalues++] = strdup(mv[v]);
+		ax->values[ax->nvalues] = NULL;
+		fb_strv_free(acc);
+		fb_strv_free(mv);
+	}
+	kernels = mkernels;
+	for (char **k = kernels; k && *k; k++)
+		if (in_list(scn->kernels, *k))
+			expand_product(x, file, *k, axes, naxes);
+	for (int a = 0; a < naxes; a++)
+		fb_strv_free(axes[a].values);
+out:
+	fb_scenario_free(scn);
+}
+
+static char **kernels_for(const struct fb_select *sel, const char *matrix_kernels)
+{
+	if (sel->kernels)
+		return fb_strv_split(sel->kernels, NULL);
+	return fb_strv_split(matrix_kernels ? matrix_kernels : "stock patched", NULL);
+}
+
+static char *matrix_path(const char *name)
+{
+	char *p;
+
+	if (strchr(name, '/') || access(name, F_OK) == 0)
+		return strdup(name);
+	if (asprintf(&p, "scenarios/matrix/%s.mat", name) < 0)
+		return NULL;
+	return p;
+}
+
+int fb_matrix_expand(const char *name, const struct fb_select *sel,
+		     struct fb_case_specs *ret)
+{
+	struct expander x = { .sel = sel, .out = ret };
+	struct fb_entry *e, *axes = NULL;
+	int n, naxes = 0;
+	const char *scenarios = NULL, *mkernels = NULL, *groups = NULL;
+	char *path = matrix_path(name);
+	int rc = -1;
+
+	memset(ret, 0, sizeof(*ret));
+	if (access(path, R_OK)) {
+		fprintf(stderr, "flipbed: matrix '%s': %s not found; matrices are scenarios/matrix/*.mat (quick, ci, full)\n",
+			name, path);
+		free(path);
+		return -1;
+	}
+	if (fb_scenario_read(path, &e, &n) < 0)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "scenarios"))
+			scenarios = e[i].value;
+		else if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "kernels"))
+			mkernels = e[i].value;
+		else if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "groups"))
+			groups = e[i].value;
+		else if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "shows"))
+			;
+		else if (!strcmp(e[i].section, "axes") && strchr(e[i].key, '.')) {
+			axes = xrealloc(axes, (naxes + 1) * sizeof(*axes));
+			axes[naxes++] = e[i];
+		} else {
+			fprintf(stderr, "%s:%d: unknown key [%s] %s; accepted: [matrix] shows, scenarios, groups, kernels; [axes] SECTION.KEY = VALUES\n",
+				path, e[i].line, e[i].section, e[i].key);
+			x.errors++;
+		}
+	}
+	if (!scenarios) {
+		fprintf(stderr, "%s: [matrix] scenarios = GLOB…: missing\n", path);
+		x.errors++;
+	}
+	if (x.errors)
+		goto out;
+
+	char **globs = fb_strv_split(scenarios, NULL);
+	char **mk = kernels_for(sel, mkernels);
+	char **mg = fb_strv_split(groups, NULL);
+	for (char **g = globs; *g; g++) {
+		glob_t gl;
+		if (glob(*g, 0, NULL, &gl)) {
+			fprintf(stderr, "%s: [matrix] scenarios: '%s' matches no file\n", path, *g);
+			x.errors++;
+			continue;
+		}
+		for (size_t i = 0; i < gl.gl_pathc; i++)
+			expand_scenario(&x, gl.gl_pathv[i], mk, mg, axes, naxes);
+		globfree(&gl);
+	}
+	fb_strv_free(globs);
+	fb_strv_free(mk);
+	fb_strv_free(mg);
+	rc = x.errors ? -1 : 0;
+out:
+	free(axes);
+	for (int i = 0; i < n; i++) {
+		free(e[i].section);
+		free(e[i].key);
+		free(e[i].value);
+	}
+	free(e);
+	free(path);
+	return rc;
+}
+
+int fb_scenarios_expand(char *const files[], int nfiles,
+			const struct fb_select *sel, struct fb_case_specs *ret)
+{
+	struct expander x = { .sel = sel, .out = ret };
+
+	memset(ret, 0, sizeof(*ret));
+	for (int i = 0; i < nfiles; i++) {
+		struct fb_scenario *scn;
+		if (fb_scenario_load(files[i], NULL, 0, &scn) < 0) {
+			x.errors++;
+			continue;
+		}
+		char **ks = sel->kernels ? fb_strv_split(sel->kernels, NULL) : NULL;
+		char **kv = ks ? ks : scn->kernels;
+		for (char **k = kv; *k; k++)
+			if (!sel->group || fb_scenario_in_group(scn, sel->group))
+				expand_product(&x, files[i], *k, NULL, 0);
+		fb_strv_free(ks);
+		fb_scenario_free(scn);
+	}
+	return x.errors ? -1 : 0;
+}
+
+void fb_case_spec_free(struct fb_case_spec *c)
+{
+	for (int p = 0; p < c->nparams; p++) {
+		free(c->params[p].section);
+		free(c->params[p].key);
+		free(c->params[p].value);
+	}
+	free(c->params);
+	free(c->name);
+	free(c->kernel);
+	fb_scenario_free(c->scn);
+	memset(c, 0, sizeof(*c));
+}
+
+void fb_case_specs_free(struct fb_case_specs *l)
+{
+	for (int i = 0; i < l->n; i++)
+		fb_case_spec_free(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,837 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Scenario files: read with libinih (one handler call per "key = value"),
+ * then validated against the table of known keys below. Every message names
+ * the file and line of the value at fault and what would be accepted.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "outcome.h"
+#include "scenario/scenario.h"
+#include "util.h"
+#include "scenario/vocab.h"
+
+#define DEFAULT_KERNELS "stock patched"
+#define DEFAULT_TIMEOUT 60
+#define MAX_LINE 200		/* libinih's INI_MAX_LINE in Debian's build */
+
+static const char *const timing_names[FB_TIMING__COUNT] = {
+	"rest", "read", "read-sticky", "write",
+};
+
+const char *fb_timing_name(enum fb_timing t)
+{
+	return (unsigned)t < FB_TIMING__COUNT ? timing_names[t] : "?";
+}
+
+int fb_timing_parse(const char *name)
+{
+	for (int i = 0; i < FB_TIMING__COUNT; i++)
+		if (!strcmp(timing_names[i], name))
+			return i;
+	return -1;
+}
+
+/* ---- small string helpers ---- */
+
+char **fb_strv_split(const char *s, int *ret_n)
+{
+	char **v = xrealloc(NULL, sizeof(*v));
+	int n = 0;
+
+	while (s && *s) {
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		const char *e = s;
+		while (*e && !isspace((unsigned char)*e))
+			e++;
+		v = xrealloc(v, (n + 2) * sizeof(*v));
+		v[n++] = strndup(s, e - s);
+		s = e;
+	}
+	v[n] = NULL;
+	if (ret_n)
+		*ret_n = n;
+	return v;
+}
+
+void fb_strv_free(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+/* ---- reading ---- */
+
+struct reader {
+	FILE *f;
+	const char *file;
+	int line;
+	int errors;
+	struct fb_entry *entries;
+	int n;
+};
+
+/* libinih reads one line per call: count them so the handler knows where it is. */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct reader *r = stream;
+	char *s = fgets(str, num, r->f);
+
+	if (!s)
+		return NULL;
+	r->line++;
+	if (!strchr(s, '\n') && !feof(r->f)) {
+		fprintf(stderr, "%s:%d: line longer than %d characters; split the value\n",
+			r->file, r->line, MAX_LINE - 1);
+		r->errors++;
+		int c;
+		while ((c = fgetc(r->f)) != EOF && c != '\n')
+			;
+	}
+	return s;
+}
+
+static int on_entry(void *user, const char *section, const char *key,
+		    const char *value)
+{
+	struct reader *r = user;
+	struct fb_entry *e;
+
+	r->entries = xrealloc(r->entries, (r->n + 1) * sizeof(*r->entries));
+	e = &r->entries[r->n++];
+	e->section = xstrdup(section);
+	e->key = xstrdup(key);
+	e->value = xstrdup(value);
+	e->origin = r->file;
+	e->line = r->line;
+	return 1;
+}
+
+int fb_scenario_read(const char *file, struct fb_entry **ret_entries, int *ret_n)
+{
+	struct reader r = { .file = file };
+	int rc;
+
+	r.f = fopen(file, "r");
+	if (!r.f) {
+		fprintf(stderr, "%s: %s\n", file, strerror(errno));
+		*ret_entries = NULL;
+		*ret_n = 0;
+		return -2;
+	}
+	rc = ini_parse_stream(read_line, &r, on_entry, &r);
+	fclose(r.f);
+	if (rc > 0) {
+		fprintf(stderr, "%s:%d: not a section header, a 'key = value' line or a comment\n",
+			file, rc);
+		r.errors++;
+	}
+	*ret_entries = r.entries;
+	*ret_n = r.n;
+	return r.errors ? -1 : 0;
+}
+
+/* ---- validation ---- */
+
+struct ctx {
+	struct fb_scenario *scn;
+	int errors;
+	bool seen_populate_index;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void bad(struct ctx *c, const struct fb_entry *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e && e->line)
+		fprintf(stderr, "%s:%d: ", e->origin, e->line);
+	else if (e)
+		fprintf(stderr, "%s: ", e->origin);
+	else
+		fprintf(stderr, "%s: ", c->scn->file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	c->errors++;
+}
+
+static bool parse_ll(const char *s, long long min, long long *ret)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || end == s || *end || v < min)
+		return false;
+	*ret = v;
+	return true;
+}
+
+static bool parse_bool(const char *s, bool *ret)
+{
+	if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "1"))
+		*ret = true;
+	else if (!strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "0"))
+		*ret = false;
+	else
+		return false;
+	return true;
+}
+
+/* A size as mkfs.ext4 takes it: digits with an optional K, M or G. */
+static bool valid_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (end == s || v == 0)
+		return false;
+	return !*end || (strchr("KMG", *end) && !end[1]);
+}
+
+const char *const fb_expect_names[FB_EXP__COUNT] = {
+	"detect", "reaction", "fsck", "data", "warning",
+};
+
+static int name_valid(int field, const char *name)
+{
+	switch (field) {
+	case FB_EXP_DETECT: return fb_detect_parse(name) >= 0;
+	case FB_EXP_REACTION: return fb_reaction_parse(name) >= 0;
+	case FB_EXP_FSCK: return fb_fsck_parse(name) >= 0;
+	case FB_EXP_DATA: return fb_data_parse(name) >= 0;
+	default: return !strcmp(name, "yes") || !strcmp(name, "no");
+	}
+}
+
+static const char *field_accepted(int field)
+{
+	switch (field) {
+	case FB_EXP_DETECT: return "none, csum, sanity, io, mount";
+	case FB_EXP_REACTION: return "none, recovered, error-continue, remount-ro, mount-refused, hang, panic, oops, kasan";
+	case FB_EXP_FSCK: return "clean, repaired, unrepaired";
+	case FB_EXP_DATA: return "intact, lost, changed";
+	default: return "yes, no";
+	}
+}
+
+static void check_expect_value(struct ctx *c, const struct fb_entry *e, int field)
+{
+	char *copy, *tok, *save;
+
+	if (!strcmp(e->value, "any"))
+		return;
+	copy = xstrdup(e->value);
+	for (tok = strtok_r(copy, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+		if (!name_valid(field, tok))
+			bad(c, e, "%s = %s: unknown value '%s'; accepted: any, or '|'-separated names from: %s",
+			    e->key, e->value, tok, field_accepted(field));
+	free(copy);
+}
+
+static struct fb_expect_section *expect_section(struct ctx *c, const struct fb_entry *e)
+{
+	struct fb_scenario *s = c->scn;
+	char key[128];
+	int i;
+
+	/* "expect" or "expect:patched:read": qualifiers are kept sorted by position */
+	for (i = 0; i < s->nexpects; i++) {
+		struct fb_expect_section *x = &s->expects[i];
+		char *p = key;
+		p += snprintf(key, sizeof(key), "expect");
+		for (int q = 0; q < x->nquals; q++)
+			p += snprintf(p, sizeof(key) - (p - key), ":%s", x->quals[q]);
+		if (!strcmp(key, e->section))
+			return x;
+	}
+	s->expects = xrealloc(s->expects, (s->nexpects + 1) * sizeof(*s->expects));
+	struct fb_expect_section *x = &s->expects[s->nexpects++];
+	memset(x, 0, sizeof(*x));
+	const char *q = e->section + strlen("expect");
+	while (*q == ':') {
+		const char *end = strchr(q + 1, ':');
+		size_t len = end ? (size_t)(end - q - 1) : strlen(q + 1);
+		char *qual = strndup(q + 1, len);
+		if (fb_timing_parse(qual) < 0 && strcmp(qual, "reseal") &&
+		    strcmp(qual, "stock") && strcmp(qual, "patched") && strcmp(qual, "kasan"))
+			bad(c, e, "[%s]: unknown qualifier '%s'; accepted: stock, patched, kasan, rest, read, read-sticky, write, reseal",
+			    e->section, qual);
+		x->quals = xrealloc(x->quals, (x->nquals + 1) * sizeof(char *));
+		x->quals[x->nquals++] = qual;
+		q += 1 + len;
+	}
+	return x;
+}
+
+static void set_expect(struct ctx *c, const struct fb_entry *e)
+{
+	struct fb_expect_section *x = expect_section(c, e);
+
+	for (int f = 0; f < FB_EXP__COUNT; f++) {
+		if (strcmp(e->key, fb_expect_names[f]))
+			continue;
+		check_expect_value(c, e, f);
+		free(x->fields.field[f]);
+		x->fields.field[f] = xstrdup(e->value);
+		return;
+	}
+	bad(c, e, "[%s] unknown key '%s'; accepted: detect, reaction, fsck, data, warning",
+	    e->section, e->key);
+}
+
+static void set_populate(struct ctx *c, const struct fb_entry *e)
+{
+	struct fb_scenario *s = c->scn;
+	struct fb_populate p = { 0 };
+	int n;
+	char **w = fb_strv_split(e->value, &n);
+	bool ok = true;
+
+	if (!strcmp(e->key, "file")) {
+		p.kind = FB_POP_FILE;
+		ok = n == 2 && w[0][0] == '/' && parse_ll(w[1], 0, &p.bytes);
+		if (!ok)
+			bad(c, e, "file = %s: expected 'file = /PATH BYTES'", e->value);
+	} else if (!strcmp(e->key, "dir")) {
+		p.kind = FB_POP_DIR;
+		ok = n == 1 && w[0][0] == '/';
+		if (!ok)
+			bad(c, e, "dir = %s: expected 'dir = /PATH'", e->value);
+	} else if (!strcmp(e->key, "files")) {
+		p.kind = FB_POP_FILES;
+		ok = n == 3 && w[0][0] == '/' && parse_ll(w[1], 1, &p.count) &&
+		     parse_ll(w[2], 0, &p.bytes);
+		if (!ok)
+			bad(c, e, "files = %s: expected 'files = /DIR COUNT BYTES' (COUNT >= 1)", e->value);
+	} else if (!strcmp(e->key, "sparse")) {
+		p.kind = FB_POP_SPARSE;
+		ok = n == 2 && w[0][0] == '/' && parse_ll(w[1], 1, &p.count);
+		if (!ok)
+			bad(c, e, "sparse = %s: expected 'sparse = /PATH EXTENTS' (EXTENTS >= 1)", e->value);
+	} else if (!strcmp(e->key, "xattr")) {
+		p.kind = FB_POP_XATTR;
+		ok = n == 3 && w[0][0] == '/' && strchr(w[1], '.') && parse_ll(w[2], 1, &p.bytes);
+		if (!ok)
+			bad(c, e, "xattr = %s: expected 'xattr = /PATH NAMESPACE.NAME BYTES'", e->value);
+		else
+			p.name = xstrdup(w[1]);
+	} else if (!strcmp(e->key, "debugfs")) {
+		p.kind = FB_POP_DEBUGFS;
+		ok = n >= 1;
+		if (!ok)
+			bad(c, e, "debugfs = : expected a debugfs command");
+		else
+			p.name = xstrdup(e->value);
+	} else if (!strcmp(e->key, "index-dirs")) {
+		bool yes;
+		p.kind = FB_POP_INDEX;
+		ok = parse_bool(e->value, &yes);
+		if (!ok)
+			bad(c, e, "index-dirs = %s: accepted: yes, no", e->value);
+		else if (!yes)
+			ok = false;
+	} else if (!strcmp(e->key, "journal")) {
+		p.kind = FB_POP_JOURNAL;
+		ok = n == 2 && (!strcmp(w[0], "write") || !strcmp(w[0], "revoke")) &&
+		     strspn(w[1], "0123456789,") == strlen(w[1]);
+		if (!ok) {
+			bad(c, e, "journal = %s: expected 'journal = write|revoke BLOCK[,BLOCK…]'", e->value);
+		} else {
+			p.name = xstrdup(w[0]);
+			p.blocks = xstrdup(w[1]);
+			n = 0;	/* no path */
+		}
+	} else {
+		bad(c, e, "[populate] unknown key '%s'; accepted: file, dir, files, sparse, xattr, journal, debugfs, index-dirs",
+		    e->key);
+		ok = false;
+	}
+	if (ok) {
+		if (n > 0 && p.kind != FB_POP_DEBUGFS && p.kind != FB_POP_INDEX &&
+		    p.kind != FB_POP_JOURNAL)
+			p.path = xstrdup(w[0]);
+		s->pop = xrealloc(s->pop, (s->npop + 1) * sizeof(*s->pop));
+		s->pop[s->npop++] = p;
+	}
+	fb_strv_free(w);
+}
+
+static void set_list(char ***v, int *n, const char *value)
+{
+	fb_strv_free(*v);
+	*v = fb_strv_split(value, n);
+}
+
+static void set_str(char **slot, const char *value)
+{
+	free(*slot);
+	*slot = xstrdup(value);
+}
+
+static void set_scenario_key(struct ctx *c, const struct fb_entry *e)
+{
+	struct fb_scenario *s = c->scn;
+	long long v;
+
+	if (!strcmp(e->key, "shows")) {
+		set_str(&s->shows, e->value);
+	} else if (!strcmp(e->key, "fixture")) {
+		;	/* applied first, by load_fixture() */
+	} else if (!strcmp(e->key, "groups")) {
+		set_list(&s->groups, &s->ngroups, e->value);
+	} else if (!strcmp(e->key, "requires")) {
+		set_list(&s->requires, &s->nrequires, e->value);
+		for (int i = 0; i < s->nrequires; i++)
+			if (strncmp(s->requires[i], "kernel:", 7) && strncmp(s->requires[i], "program:", 8))
+				bad(c, e, "requires = %s: '%s' is not 'kernel:VARIANT' or 'program:NAME'",
+				    e->value, s->requires[i]);
+	} else if (!strcmp(e->key, "kernels")) {
+		set_list(&s->kernels, &s->nkernels, e->value);
+		for (int i = 0; i < s->nkernels; i++)
+			if (strcmp(s->kernels[i], "stock") && strcmp(s->kernels[i], "patched") &&
+			    strcmp(s->kernels[i], "kasan"))
+				bad(c, e, "kernels = %s: unknown kernel '%s'; accepted: stock, patched, kasan",
+				    e->value, s->kernels[i]);
+	} else if (!strcmp(e->key, "timeout")) {
+		if (!parse_ll(e->value, 1, &v) || v > 3600)
+			bad(c, e, "timeout = %s: expected seconds, 1 to 3600", e->value);
+		else
+			s->timeout = v;
+	} else {
+		bad(c, e, "[scenario] unknown key '%s'; accepted: shows, fixture, groups, requires, kernels, timeout",
+		    e->key);
+	}
+}
+
+static void set_mkfs_key(struct ctx *c, const struct fb_entry *e)
+{
+	struct fb_scenario *s = c->scn;
+
+	if (!strcmp(e->key, "features")) {
+		set_str(&s->features, e->value);
+	} else if (!strcmp(e->key, "options")) {
+		set_str(&s->mkfs_options, e->value);
+	} else if (!strcmp(e->key, "image")) {
+		if (access(e->value, R_OK))
+			bad(c, e, "image = %s: %s; give a readable ext4 image file", e->value, strerror(errno));
+		set_str(&s->image, e->value);
+	} else if (!strcmp(e->key, "size")) {
+		if (!valid_size(e->value))
+			bad(c, e, "size = %s: expected a size such as 64M, 1G or 65536K", e->value);
+		set_str(&s->size, e->value);
+	} else {
+		bad(c, e, "[mkfs] unknown key '%s'; accepted: features, options, size, image", e->key);
+	}
+}
+
+static void set_target_key(struct ctx *c, const struct fb_entry *e)
+{
+	struct fb_scenario *s = c->scn;
+	long long v;
+	bool b;
+
+	if (!strcmp(e->key, "type")) {
+		if (strcmp(e->value, "range") && strcmp(e->value, "none") &&
+		    !fb_vocab_type_known(e->value))
+			bad(c, e, "type = %s: unknown object type; accepted: none, range, %s",
+			    e->value, fb_vocab_type_list());
+		set_str(&s->type, e->value);
+	} else if (!strcmp(e->key, "path")) {
+		if (e->value[0] != '/')
+			bad(c, e, "path = %s: expected an absolute path inside the filesystem", e->value);
+		set_str(&s->path, e->value);
+	} else if (!strcmp(e->key, "ino") || !strcmp(e->key, "group") ||
+		   !strcmp(e->key, "index")) {
+		long long min = !strcmp(e->key, "ino");
+		if (!parse_ll(e->value, min, &v))
+			bad(c, e, "%s = %s: expected a number >= %lld", e->key, e->value, min);
+		else if (!strcmp(e->key, "ino"))
+			s->ino = v;
+		else if (!strcmp(e->key, "group"))
+			s->group = v;
+		else
+			s->index = v;
+	} else if (!strcmp(e->key, "region")) {
+		set_str(&s->region, e->value);
+	} else if (!strcmp(e->key, "bits")) {
+		if (!parse_ll(e->value, 1, &v) || v > 4096)
+			bad(c, e, "bits = %s: expected a number of bits, 1 to 4096", e->value);
+		else
+			s->bits = v;
+	} else if (!strcmp(e->key, "seed")) {
+		if (!parse_ll(e->value, 0, &v))
+			bad(c, e, "seed = %s: expected a non-negative number", e->value);
+		else
+			s->seed = v;
+	} else if (!strcmp(e->key, "reseal")) {
+		if (!parse_bool(e->value, &b))
+			bad(c, e, "reseal = %s: accepted: yes, no", e->value);
+		else
+			s->reseal = b;
+	} else if (!strcmp(e->key, "at") || !strcmp(e->key, "len")) {
+		if (!parse_ll(e->value, !strcmp(e->key, "len"), &v))
+			bad(c, e, "%s = %s: expected a byte count (decimal or 0x hex)", e->key, e->value);
+		else if (!strcmp(e->key, "at"))
+			s->range_at = v;
+		else
+			s->range_len = v;
+	} else {
+		bad(c, e, "[target] unknown key '%s'; accepted: type, path, ino, group, index, region, bits, seed, reseal, at, len",
+		    e->key);
+	}
+}
+
+static void set_fault_key(struct ctx *c, const struct fb_entry *e)
+{
+	struct fb_scenario *s = c->scn;
+	long long v;
+	int t;
+
+	if (!strcmp(e->key, "timing")) {
+		t = fb_timing_parse(e->value);
+		if (t < 0)
+			bad(c, e, "timing = %s: accepted: rest, read, read-sticky, write", e->value);
+		else
+			s->timing = t;
+	} else if (!strcmp(e->key, "arm")) {
+		set_str(&s->arm, e->value);
+	} else if (!strcmp(e->key, "action")) {
+		static const char *const actions[] = {
+			"flip", "zero", "ones", "random", "eio", "drop", NULL,
+		};
+		bool ok = !strncmp(e->value, "misdirect=", 10) &&
+			  parse_ll(e->value + 10, LLONG_MIN, &v);
+		for (int i = 0; actions[i]; i++)
+			ok |= !strcmp(actions[i], e->value);
+		if (!ok)
+			bad(c, e, "action = %s: accepted: flip, zero, ones, random, eio, drop, misdirect=BYTES",
+			    e->value);
+		set_str(&s->action, e->value);
+	} else if (!strcmp(e->key, "count")) {
+		if (!parse_ll(e->value, 1, &v))
+			bad(c, e, "count = %s: expected a number of requests >= 1", e->value);
+		else
+			s->count = v;
+	} else {
+		bad(c, e, "[fault] unknown key '%s'; accepted: timing, arm, action, count", e->key);
+	}
+}
+
+static void set_step(struct ctx *c, const struct fb_entry *e)
+{
+	struct fb_scenario *s = c->scn;
+	char why[256];
+
+	if (strcmp(e->key, "step")) {
+		bad(c, e, "[workload] unknown key '%s'; accepted: step", e->key);
+		return;
+	}
+	if (!fb_vocab_step_valid(e->value, why, sizeof(why)))
+		bad(c, e, "step = %s: %s", e->value, why);
+	s->steps = xrealloc(s->steps, (s->nsteps + 1) * sizeof(char *));
+	s->steps[s->nsteps++] = xstrdup(e->value);
+}
+
+static void set_axis(struct ctx *c, const struct fb_entry *e)
+{
+	struct fb_scenario *s = c->scn;
+
+	if (!strchr(e->key, '.') && strcmp(e->key, "kernel")) {
+		bad(c, e, "[axes] key '%s': expected 'kernel' or SECTION.KEY such as fault.timing", e->key);
+		return;
+	}
+	s->axes = xrealloc(s->axes, (s->naxes + 1) * sizeof(*s->axes));
+	s->axes[s->naxes] = *e;
+	s->axes[s->naxes].key = xstrdup(e->key);
+	s->axes[s->naxes].value = xstrdup(e->value);
+	s->axes[s->naxes].section = xstrdup(e->section);
+	s->naxes++;
+}
+
+static void apply(struct ctx *c, const struct fb_entry *e)
+{
+	const char *sec = e->section;
+
+	if (!strcmp(sec, "scenario"))
+		set_scenario_key(c, e);
+	else if (!strcmp(sec, "mkfs"))
+		set_mkfs_key(c, e);
+	else if (!strcmp(sec, "populate"))
+		set_populate(c, e);
+	else if (!strcmp(sec, "target"))
+		set_target_key(c, e);
+	else if (!strcmp(sec, "fault"))
+		set_fault_key(c, e);
+	else if (!strcmp(sec, "workload"))
+		set_step(c, e);
+	else if (!strcmp(sec, "axes"))
+		set_axis(c, e);
+	else if (!strncmp(sec, "expect", 6) && (!sec[6] || sec[6] == ':'))
+		set_expect(c, e);
+	else
+		bad(c, e, "unknown section [%s]; accepted: scenario, mkfs, populate, target, fault, workload, axes, expect, expect:QUALIFIER…",
+		    sec);
+}
+
+/* Checks that involve several keys, once everything is read. */
+static void check_whole(struct ctx *c)
+{
+	struct fb_scenario *s = c->scn;
+	int selectors = !!s->path + (s->ino > 0) + (s->group >= 0);
+	bool armed_at_wait = strcmp(s->arm, "boot") != 0;
+
+	if (!s->shows)
+		bad(c, NULL, "[scenario] shows = …: missing; say in one sentence what the scenario shows");
+	if (!s->ngroups)
+		bad(c, NULL, "[scenario] groups = …: missing; name at least one group (quick, csum, inline, bigalloc, journal, slow, …)");
+	if (!s->type)
+		bad(c, NULL, "[target] type = …: missing; accepted: none (no fault: a workload check), range, %s",
+		    fb_vocab_type_list());
+	if (selectors > 1)
+		bad(c, NULL, "[target]: give at most one of path, ino, group");
+	if (s->type && !strcmp(s->type, "range") && !s->range_len)
+		bad(c, NULL, "[target] type = range needs at = OFFSET and len = BYTES");
+	if (!s->nsteps)
+		bad(c, NULL, "[workload]: no step; a workload needs at least 'step = mount'");
+	if (s->timing == FB_TIMING_READ_STICKY && s->count)
+		bad(c, NULL, "[fault] timing = read-sticky with count = %lld: sticky faults have no count; use timing = read",
+		    s->count);
+	if (armed_at_wait) {
+		char want[160];
+		bool found = false;
+		snprintf(want, sizeof(want), "wait %s", s->arm);
+		for (int i = 0; i < s->nsteps; i++)
+			found |= !strcmp(s->steps[i], want);
+		if (!found)
+			bad(c, NULL, "[fault] arm = %s: the workload has no 'step = %s' where the fault could be armed",
+			    s->arm, want);
+	}
+	if (!strcmp(s->action, "eio") || !strcmp(s->action, "drop") ||
+	    !strncmp(s->action, "misdirect=", 10)) {
+		if (s->timing == FB_TIMING_REST || (strcmp(s->action, "eio") && s->timing != FB_TIMING_WRITE))
+			bad(c, NULL, "[fault] action = %s does not go with timing = %s; eio needs read or write, drop and misdirect need write",
+			    s->action, fb_timing_name(s->timing));
+	}
+}
+
+static void defaults(struct fb_scenario *s)
+{
+	s->kernels = fb_strv_split(DEFAULT_KERNELS, &s->nkernels);
+	s->groups = fb_strv_split("", &s->ngroups);
+	s->requires = fb_strv_split("", &s->nrequires);
+	s->timeout = DEFAULT_TIMEOUT;
+	s->features = xstrdup("");
+	s->mkfs_options = xstrdup("");
+	s->size = xstrdup("64M");
+	s->group = -1;
+	s->region = xstrdup("covered");
+	s->bits = 1;
+	s->seed = 1;
+	s->timing = FB_TIMING_REST;
+	s->arm = xstrdup("boot");
+	s->action = xstrdup("flip");
+}
+
+/* "scenarios/inode/checksum.scn" -> "inode/checksum" */
+static char *scenario_name(const char *file)
+{
+	const char *p = strstr(file, "scenarios/");
+	char *name = xstrdup(p ? p + strlen("scenarios/") : file);
+	size_t n = strlen(name);
+
+	if (n > 4 && !strcmp(name + n - 4, ".scn"))
+		name[n - 4] = '\0';
+	return name;
+}
+
+/*
+ * [scenario] fixture = NAME: the [mkfs] and [populate] lines of
+ * scenarios/fixtures/NAME.fix (next to the scenario's folder) come first, so
+ * scenarios that share a fixture share one golden image.
+ */
+static void load_fixture(struct ctx *c, const struct fb_entry *e)
+{
+	char *dir = xstrdup(c->scn->file), *slash, path[4096];
+	struct fb_entry *fe;
+	int n;
+
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/../fixtures/%s.fix", slash ? dir : ".", e->value);
+	free(dir);
+	if (access(path, R_OK)) {
+		bad(c, e, "fixture = %s: %s not found; fixtures are scenarios/fixtures/NAME.fix",
+		    e->value, path);
+		return;
+	}
+	c->scn->fixture = xstrdup(e->value);
+	if (fb_scenario_read(path, &fe, &n) < 0) {
+		c->errors++;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (strcmp(fe[i].section, "mkfs") && strcmp(fe[i].section, "populate") &&
+		    strcmp(fe[i].section, "fixture"))
+			bad(c, &fe[i], "a fixture holds only [fixture], [mkfs] and [populate]; [%s] belongs in the scenario",
+			    fe[i].section);
+		else if (strcmp(fe[i].section, "fixture"))
+			apply(c, &fe[i]);
+		free(fe[i].section);
+		free(fe[i].key);
+		free(fe[i].value);
+	}
+	free(fe);
+}
+
+int fb_scenario_load(const char *file, const struct fb_entry *overrides,
+		     int noverrides, struct fb_scenario **ret_scn)
+{
+	struct fb_scenario *s = calloc(1, sizeof(*s));
+	struct ctx c = { .scn = s };
+
+	if (!s)
+		return -1;
+	s->file = xstrdup(file);
+	s->name = scenario_name(file);
+	defaults(s);
+	switch (fb_scenario_read(file, &s->entries, &s->nentries)) {
+	case -2:
+		fb_scenario_free(s);
+		return -1;
+	case -1:
+		c.errors++;
+	}
+	for (int i = 0; i < s->nentries; i++)
+		if (!strcmp(s->entries[i].section, "scenario") &&
+		    !strcmp(s->entries[i].key, "fixture"))
+			load_fixture(&c, &s->entries[i]);
+	for (int i = 0; i < s->nentries; i++)
+		apply(&c, &s->entries[i]);
+	for (int i = 0; i < noverrides; i++)
+		apply(&c, &overrides[i]);
+	check_whole(&c);
+	if (c.errors) {
+		fb_scenario_free(s);
+		return -1;
+	}
+	*ret_scn = s;
+	return 0;
+}
+
+static void free_entry(struct fb_entry *e)
+{
+	free(e->section);
+	free(e->key);
+	free(e->value);
+}
+
+void fb_scenario_free(struct fb_scenario *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->npop; i++) {
+		free(s->pop[i].path);
+		free(s->pop[i].name);
+		free(s->pop[i].blocks);
+	}
+	for (int i = 0; i < s->nsteps; i++)
+		free(s->steps[i]);
+	for (int i = 0; i < s->naxes; i++)
+		free_entry(&s->axes[i]);
+	for (int i = 0; i < s->nentries; i++)
+		free_entry(&s->entries[i]);
+	for (int i = 0; i < s->nexpects; i++) {
+		struct fb_expect_section *x = &s->expects[i];
+		for (int q = 0; q < x->nquals; q++)
+			free(x->quals[q]);
+		free(x->quals);
+		for (int f = 0; f < FB_EXP__COUNT; f++)
+			free(x->fields.field[f]);
+	}
+	fb_strv_free(s->groups);
+	fb_strv_free(s->requires);
+	fb_strv_free(s->kernels);
+	free(s->pop);
+	free(s->steps);
+	free(s->axes);
+	free(s->entries);
+	free(s->expects);
+	free(s->file);
+	free(s->name);
+	free(s->shows);
+	free(s->fixture);
+	free(s->image);
+	free(s->features);
+	free(s->mkfs_options);
+	free(s->size);
+	free(s->type);
+	free(s->path);
+	free(s->region);
+	free(s->arm);
+	free(s->action);
+	free(s);
+}
+
+bool fb_scenario_in_group(const struct fb_scenario *s, const char *group)
+{
+	for (int i = 0; i < s->ngroups; i++)
+		if (!strcmp(s->groups[i], group))
+			return true;
+	return false;
+}
+
+const char *fb_scenario_axis(const struct fb_scenario *s, const char *key)
+{
+	for (int i = s->naxes - 1; i >= 0; i--)
+		if (!strcmp(s->axes[i].key, key))
+			return s->axes[i].value;
+	return NULL;
+}
+
+static bool qual_matches(const struct fb_scenario *s, const char *kernel, const char *q)
+{
+	if (!strcmp(q, "reseal"))
+		return s->reseal;
+	if (fb_timing_parse(q) >= 0)
+		return (int)s->timing == fb_timing_parse(q);
+	return !strcmp(q, kernel);
+}
+
+void fb_scenario_expect(const struct fb_scenario *s, const char *kernel,
+			struct fb_expect *ret)
+{
+	static char any[] = "any", no[] = "no";
+
+	for (int f = 0; f < FB_EXP__COUNT; f++)
+		ret->field[f] = f == FB_EXP_WARNING ? no : any;
+	/* fewer qualifiers first, so the most specific section has the last word */
+	for (int nq = 0; nq <= 3; nq++) {
+		for (int i = 0; i < s->nexpects; i++) {
+			const struct fb_expect_section *x = &s->expects[i];
+			bool all = x->nquals == nq;
+			for (int q = 0; all && q < x->nquals; q++)
+				all = qual_matches(s, kernel, x->quals[q]);
+			if (!all)
+				continue;
+			for (int f = 0; f < FB_EXP__COUNT; f++)
+				if (x->fields.field[f])
+					ret->field[f] = x->fields.field[f];
+		}
+	}
+}
