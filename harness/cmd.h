@@ -20,7 +20,4 @@ int cmd_matrix(int argc, char **argv);	/* run.c */
 int cmd_campaign(int argc, char **argv);	/* campaign.c */
 int cmd_image(int argc, char **argv);	/* image_cmd.c */
 
-/* build/, found from the running binary (build/bin/flipbed). */
-const char *build_dir(void);
-
 #endif

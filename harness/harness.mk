@@ -13,7 +13,7 @@
 # are shared by all of them. Objects are compiled once; -MMD records which
 # headers each one read, so a changed header rebuilds exactly its users.
 
-HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c \
+HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c paths.c options.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
 	run/image.c run/manifest.c run/runcase.c run/run.c run/image_cmd.c \

@@ -27,21 +27,6 @@ static const struct {
 	{ "boot", cmd_boot, "boot a kernel on an image and run agent steps (flipbed boot --help)" },
 };
 
-const char *build_dir(void)
-{
-	static char dir[PATH_MAX];
-	ssize_t n;
-
-	if (*dir)
-		return dir;
-	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
-	if (n < 0)
-		return strcpy(dir, "build");
-	dir[n] = '\0';
-	/* build/bin/flipbed -> build */
-	return strcpy(dir, dirname(dirname(dir)));
-}
-
 static int usage(FILE *f, int status)
 {
 	fprintf(f, "usage: flipbed COMMAND [ARGS]\ncommands:\n");

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "kernels.h"
+#include "paths.h"
 #include "guest/steps.h"
 #include "boot/nbd.h"
 #include "boot/vm.h"
@@ -210,18 +212,18 @@ static int check_source(const char *source)
 static int check_built(struct boot *b, char *kernel, char *initrd, char *plugin)
 {
 	const char *bd = build_dir();
+	const struct fb_kernel *k = fb_kernel_find(b->variant);
 
-	if (strcmp(b->variant, "stock") && strcmp(b->variant, "patched") &&
-	    strcmp(b->variant, "kasan"))
-		return bad("--kernel '%s': accepted: stock, patched, kasan", b->variant);
-	vm_kernel_path(bd, b->variant, kernel, PATH_MAX);
+	if (!k)
+		return bad("--kernel '%s': accepted: %s", b->variant, fb_kernel_names());
+	fb_path_kernel(k, kernel, PATH_MAX);
 	if (access(kernel, R_OK))
 		return bad("kernel variant '%s' is not built (%s missing); build it with 'make %s'",
-			   b->variant, kernel, strcmp(b->variant, "kasan") ? "kernels" : "kasan");
-	snprintf(initrd, PATH_MAX, "%s/guest/initramfs.cpio.gz", bd);
+			   b->variant, kernel, k->make_target);
+	fb_path_initrd(initrd, PATH_MAX);
 	if (access(initrd, R_OK))
 		return bad("%s is not built; build it with 'make %s'", initrd, "build/guest/initramfs.cpio.gz");
-	snprintf(plugin, PATH_MAX, "%s/lib/nbdkit-flipbed-plugin.so", bd);
+	fb_path_plugin(plugin, PATH_MAX);
 	if (access(plugin, R_OK)) {
 		*plugin = '\0';
 		if (b->nrules || b->nat || b->faultlog)
@@ -337,7 +339,7 @@ static int boot(struct boot *b, const char *kernel, const char *initrd,
 	struct vm_config vc = {
 		.kernel = kernel, .initrd = initrd, .disk_sock = b->nbd.sock, .dir = dir,
 		.source = b->source,
-		.mem_mb = strcmp(b->variant, "kasan") ? 256 : 512,
+		.mem_mb = fb_kernel_find(b->variant)->mem_mb,
 		.timeout = b->timeout, .steps = b->steps, .nsteps = b->nsteps,
 		.peer = &b->nbd.proc,
 	};

@@ -428,10 +428,3 @@ int vm_run(const struct vm_config *c, const struct vm_hooks *h, struct vm_result
 		close(x.agent_fd);
 	return 0;
 }
-
-const char *vm_kernel_path(const char *build, const char *variant, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/kernel/%s/%s", build, variant,
-		 strcmp(variant, "kasan") ? "vmlinux" : "bzImage");
-	return buf;
-}

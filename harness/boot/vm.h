@@ -63,13 +63,6 @@ struct vm_result {
 	char why[512];		/* one line for INFRA/TIMEOUT/...: what happened */
 };
 
-/*
- * The file QEMU boots for kernel VARIANT under BUILD: vmlinux through its
- * PVH entry (no firmware, no decompression), except for kasan, whose PVH
- * entry code is instrumented and faults before KASAN's early shadow exists
- * in 6.1: it boots its bzImage instead. Returns BUF.
- */
-const char *vm_kernel_path(const char *build, const char *variant, char *buf, size_t len);
 
 /*
  * Boot once (proc_init() must have run). H is required, its members are

@@ -23,6 +23,9 @@
 #include "cmd.h"
 #include "run/run.h"
 #include "util.h"
+#include "paths.h"
+#include "kernels.h"
+#include "options.h"
 
 #define MAX_LIST 32
 
@@ -127,8 +130,8 @@ static const char *default_kernel(void)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/kernel/kasan/bzImage", build_dir());
-	return access(path, R_OK) ? "patched" : "kasan";
+	return access(fb_path_kernel(fb_kernel_find("kasan"), path, sizeof(path)), R_OK) ?
+	       "patched" : "kasan";
 }
 
 static int parse_args(int argc, char **argv, struct campaign_args *a)
@@ -157,7 +160,7 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 
 	a->o.max_bits = 4;
 	a->o.reseal_ratio = 0.25;
-	a->jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	a->jobs = fb_default_jobs();
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -176,12 +179,8 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 			a->o.count = (int)v;
 			break;
 		case 'k':
-			if (strcmp(optarg, "kasan") && strcmp(optarg, "patched") && strcmp(optarg, "stock")) {
-				fprintf(stderr, "flipbed campaign: --kernel %s: accepted: kasan, patched, stock\n",
-					optarg);
+			if (fb_opt_kernel("campaign", optarg, &a->o.kernel))
 				return -1;
-			}
-			a->o.kernel = optarg;
 			break;
 		case 'T':
 			if (split_list("--types", optarg, a->typev, type_ok, type_list()))
@@ -203,9 +202,8 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 				return -1;
 			break;
 		case 'j':
-			if (parse_number("--jobs", optarg, 1, 64, &v) || v != (int)v)
+			if (fb_opt_jobs("campaign", optarg, &a->jobs))
 				return -1;
-			a->jobs = (int)v;
 			break;
 		case 'o':
 			a->out = optarg;
@@ -253,15 +251,13 @@ int fb_campaign_execute(char *const files[], int n, const char *kernel,
 			const char *out, int jobs, bool keep, bool quiet,
 			const char *label, int argc, char **argv)
 {
-	char kernels[256];
+	char kernels[256] = "";
 	struct fb_select sel = { .kernels = kernel ? kernels : NULL };
 	struct fb_case_specs cases;
 	int saved = -1, rc;
 
-	snprintf(kernels, sizeof(kernels), "%s", kernel ? kernel : "");
-	for (char *p = kernels; *p; p++)
-		if (*p == ',')
-			*p = ' ';
+	if (kernel && fb_opt_kernels(label, kernel, kernels, sizeof(kernels)))
+		return EXIT_BADINPUT;
 	if (fb_scenarios_expand(files, n, &sel, &cases) < 0)
 		return EXIT_BADINPUT;
 	struct fb_exec e = {

@@ -25,6 +25,7 @@
 #include "run/image.h"
 #include "boot/proc.h"
 #include "scenario/scenario.h"
+#include "paths.h"
 
 /* ---- titles from kernel messages ---- */
 
@@ -329,7 +330,7 @@ int fb_campaign_image(const char *scn_file, const char *qcow2)
 
 	if (fb_scenario_load(scn_file, NULL, 0, &scn) < 0)
 		return -1;
-	snprintf(cache, sizeof(cache), "%s/cache/images", build_dir());
+	fb_path_image_cache(cache, sizeof(cache));
 	snprintf(raw, sizeof(raw), "%s.raw", qcow2);
 	if (fb_golden_get(scn, cache, &g) || fb_image_copy(g.path, raw)) {
 		fprintf(stderr, "flipbed campaign: %s: cannot copy its golden image\n", scn_file);

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "kernels.h"
 #include "report/report_int.h"
 
 static const char *const type_order[] = {
@@ -17,7 +18,6 @@ static const char *const type_order[] = {
 	"journal-revoke", "journal-data", "mmp", "orphan-block", "data",
 };
 static const char *const timing_order[] = { "rest", "read", "write" };
-static const char *const kernel_order[] = { "stock", "patched", "kasan" };
 
 #define RESEALED " resealed"
 
@@ -42,7 +42,11 @@ static int rank_cmp(const char *a, const char *b, const char *const *order,
 
 int fb_kernel_cmp(const char *a, const char *b)
 {
-	return rank_cmp(a, b, ORDER(kernel_order));
+	size_t ra = fb_kernel_rank(a), rb = fb_kernel_rank(b);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return strcmp(a, b);
 }
 
 static int row_cmp(const void *pa, const void *pb)
@@ -63,7 +67,7 @@ static int col_cmp(const void *pa, const void *pb)
 	const struct fb_col *a = pa, *b = pb;
 	int r = rank_cmp(a->timing, b->timing, ORDER(timing_order));
 
-	return r ? r : rank_cmp(a->kernel, b->kernel, ORDER(kernel_order));
+	return r ? r : fb_kernel_cmp(a->kernel, b->kernel);
 }
 
 static char *row_key(const struct fb_case *c)

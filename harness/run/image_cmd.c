@@ -19,6 +19,7 @@
 #include "campaign/campaign.h"
 #include "cmd.h"
 #include "scenario/scenario.h"
+#include "options.h"
 
 #define MAX_EXPECT 8
 
@@ -64,9 +65,14 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 	a->timeout = 60;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'k':
+		case 'k': {
+			char checked[256] = "";
+
+			if (fb_opt_kernels("image", optarg, checked, sizeof(checked)))
+				return -1;
 			a->kernel = optarg;
 			break;
+		}
 		case 'w':
 			a->workload = optarg;
 			break;
@@ -226,6 +232,5 @@ int cmd_image(int argc, char **argv)
 		return EXIT_BADINPUT;
 	fprintf(stderr, "flipbed image: %s\n", file);
 	char *files[] = { file };
-	int jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	return fb_campaign_execute(files, 1, a.kernel, out, jobs, a.keep, false, "image", argc, argv);
+	return fb_campaign_execute(files, 1, a.kernel, out, fb_default_jobs(), a.keep, false, "image", argc, argv);
 }

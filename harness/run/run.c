@@ -31,7 +31,10 @@
 #include "run/run.h"
 #include "run/runcase.h"
 #include "boot/vm.h"
+#include "options.h"
 #include "util.h"
+#include "paths.h"
+#include "kernels.h"
 
 #define MAX_SETS 32
 
@@ -98,22 +101,16 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	int c;
 
 	memset(a, 0, sizeof(*a));
-	a->jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	a->jobs = fb_default_jobs();
 	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
-			snprintf(a->kernels + strlen(a->kernels), sizeof(a->kernels) - strlen(a->kernels),
-				 "%s ", optarg);
-			for (char *p = a->kernels; *p; p++)
-				if (*p == ',')
-					*p = ' ';
+			if (fb_opt_kernels(argv[0], optarg, a->kernels, sizeof(a->kernels)))
+				return -1;
 			break;
 		case 'j':
-			a->jobs = strtol(optarg, &end, 10);
-			if (*end || a->jobs < 1 || a->jobs > 64) {
-				fprintf(stderr, "flipbed %s: --jobs %s: expected 1 to 64\n", argv[0], optarg);
+			if (fb_opt_jobs(argv[0], optarg, &a->jobs))
 				return -1;
-			}
 			break;
 		case 'g':
 			a->sel.group = optarg;
@@ -212,21 +209,20 @@ static int check_built(const struct fb_case_specs *cases)
 	char path[PATH_MAX];
 	int bad = 0;
 
-	snprintf(path, sizeof(path), "%s/lib/nbdkit-flipbed-plugin.so", build_dir());
-	if (access(path, R_OK)) {
+	if (access(fb_path_plugin(path, sizeof(path)), R_OK)) {
 		fprintf(stderr, "flipbed: %s is not built; run 'make'\n", path);
 		bad++;
 	}
-	snprintf(path, sizeof(path), "%s/guest/initramfs.cpio.gz", build_dir());
-	if (access(path, R_OK)) {
+	if (access(fb_path_initrd(path, sizeof(path)), R_OK)) {
 		fprintf(stderr, "flipbed: %s is not built; run 'make'\n", path);
 		bad++;
 	}
 	for (int i = 0; i < cases->n; i++) {
-		vm_kernel_path(build_dir(), cases->v[i].kernel, path, sizeof(path));
-		if (access(path, R_OK)) {
-			fprintf(stderr, "flipbed: kernel '%s' is not built (%s); run 'make %s/kernel/%s/bzImage'\n",
-				cases->v[i].kernel, path, build_dir(), cases->v[i].kernel);
+		const struct fb_kernel *k = fb_kernel_find(cases->v[i].kernel);
+
+		if (access(fb_path_kernel(k, path, sizeof(path)), R_OK)) {
+			fprintf(stderr, "flipbed: kernel '%s' is not built (%s); run 'make %s'\n",
+				k->name, path, k->make_target);
 			bad++;
 			break;
 		}
@@ -269,7 +265,7 @@ static int prepare_goldens(struct fb_case_specs *cases, struct fb_golden *g)
 {
 	char cache[PATH_MAX], mf[PATH_MAX + 16], why[512];
 
-	snprintf(cache, sizeof(cache), "%s/cache/images", build_dir());
+	fb_path_image_cache(cache, sizeof(cache));
 	for (int i = 0; i < cases->n; i++) {
 		if (fb_golden_get(cases->v[i].scn, cache, &g[i]))
 			return -1;
@@ -298,16 +294,14 @@ static json_t *run_info(const struct fb_exec *e)
 	for (int i = 0; i < e->argc; i++)
 		json_array_append_new(av, json_string(e->argv[i]));
 	uname(&u);
-	static const char *const variants[] = { "stock", "patched", "kasan" };
-	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/kernel/%s/source-version", build_dir(), variants[i]);
-		FILE *f = fopen(path, "r");
+	for (size_t i = 0; i < fb_nkernels; i++) {
+		FILE *f = fopen(fb_path_kernel_version(&fb_kernels[i], path, sizeof(path)), "r");
 		if (!f)
 			continue;
 		if (fgets(ver, sizeof(ver), f))
 			ver[strcspn(ver, "\n")] = '\0';
 		fclose(f);
-		json_object_set_new(kernels, variants[i], json_pack("{s:s}", "source_version", ver));
+		json_object_set_new(kernels, fb_kernels[i].name, json_pack("{s:s}", "source_version", ver));
 	}
 	time_t t = time(NULL);
 	char stamp[32];
@@ -588,7 +582,6 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 	info = run_info(e);
 	json_object_set_new(info, "run_id", json_string(strrchr(outdir, '/') ? strrchr(outdir, '/') + 1 : outdir));
 	o.outdir = outdir;
-	o.build = build_dir();
 	o.keep = e->keep;
 	o.verbose = e->verbose;
 	rc = run_cases(cases, g, &o, e->jobs);

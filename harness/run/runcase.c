@@ -28,6 +28,8 @@
 #include "run/runcase.h"
 #include "boot/vm.h"
 #include "util.h"
+#include "paths.h"
+#include "kernels.h"
 
 #define MAX_RULES 64
 
@@ -523,16 +525,17 @@ static void write_outcome(json_t *rec, const struct fb_outcome *out)
 static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 		     double *t_boot, double *t_work)
 {
-	const struct fb_run_opts *o = x->o;
 	struct nbd_config nc = { 0 };
 	struct vm_config vc = { 0 };
 	struct vm_hooks h = { .ctx = x, .console = on_console, .agent = on_agent, .wait = on_wait };
 	char plugin[PATH_MAX], faultlog[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX], why[512];
 
-	snprintf(plugin, sizeof(plugin), "%s/lib/nbdkit-flipbed-plugin.so", o->build);
+	const struct fb_kernel *k = fb_kernel_find(x->c->kernel);
+
+	fb_path_plugin(plugin, sizeof(plugin));
 	snprintf(faultlog, sizeof(faultlog), "%s/faults.jsonl", x->dir);
-	vm_kernel_path(o->build, x->c->kernel, kernel, sizeof(kernel));
-	snprintf(initrd, sizeof(initrd), "%s/guest/initramfs.cpio.gz", o->build);
+	fb_path_kernel(k, kernel, sizeof(kernel));
+	fb_path_initrd(initrd, sizeof(initrd));
 	nc.image = image;
 	nc.plugin = plugin;
 	nc.faultlog = faultlog;
@@ -552,7 +555,7 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	vc.initrd = initrd;
 	vc.disk_sock = x->nbd.sock;
 	vc.dir = x->priv;
-	vc.mem_mb = strcmp(x->c->kernel, "kasan") ? 256 : 512;
+	vc.mem_mb = k->mem_mb;
 	vc.timeout = x->s->timeout;
 	vc.steps = x->steps;
 	vc.nsteps = x->nsteps;

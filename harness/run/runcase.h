@@ -17,7 +17,6 @@
 
 struct fb_run_opts {
 	const char *outdir;	/* the run directory */
-	const char *build;	/* build/ (kernels, initramfs, plugin) */
 	bool keep;		/* keep every case image (else only failures) */
 	bool verbose;		/* stream console and agent lines to stderr */
 };

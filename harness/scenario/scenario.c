@@ -17,6 +17,7 @@
 #include "scenario/scenario.h"
 #include "util.h"
 #include "scenario/vocab.h"
+#include "kernels.h"
 
 #define DEFAULT_KERNELS "stock patched"
 #define DEFAULT_TIMEOUT 60
@@ -267,10 +268,9 @@ static struct fb_expect_section *expect_section(struct ctx *c, const struct fb_e
 		const char *end = strchr(q + 1, ':');
 		size_t len = end ? (size_t)(end - q - 1) : strlen(q + 1);
 		char *qual = strndup(q + 1, len);
-		if (fb_timing_parse(qual) < 0 && strcmp(qual, "reseal") &&
-		    strcmp(qual, "stock") && strcmp(qual, "patched") && strcmp(qual, "kasan"))
-			bad(c, e, "[%s]: unknown qualifier '%s'; accepted: stock, patched, kasan, rest, read, read-sticky, write, reseal",
-			    e->section, qual);
+		if (fb_timing_parse(qual) < 0 && strcmp(qual, "reseal") && !fb_kernel_find(qual))
+			bad(c, e, "[%s]: unknown qualifier '%s'; accepted: %s, rest, read, read-sticky, write, reseal",
+			    e->section, qual, fb_kernel_names());
 		x->quals = xrealloc(x->quals, (x->nquals + 1) * sizeof(char *));
 		x->quals[x->nquals++] = qual;
 		q += 1 + len;
@@ -403,10 +403,9 @@ static void set_scenario_key(struct ctx *c, const struct fb_entry *e)
 	} else if (!strcmp(e->key, "kernels")) {
 		set_list(&s->kernels, &s->nkernels, e->value);
 		for (int i = 0; i < s->nkernels; i++)
-			if (strcmp(s->kernels[i], "stock") && strcmp(s->kernels[i], "patched") &&
-			    strcmp(s->kernels[i], "kasan"))
-				bad(c, e, "kernels = %s: unknown kernel '%s'; accepted: stock, patched, kasan",
-				    e->value, s->kernels[i]);
+			if (!fb_kernel_find(s->kernels[i]))
+				bad(c, e, "kernels = %s: unknown kernel '%s'; accepted: %s",
+				    e->value, s->kernels[i], fb_kernel_names());
 	} else if (!strcmp(e->key, "timeout")) {
 		if (!parse_ll(e->value, 1, &v) || v > 3600)
 			bad(c, e, "timeout = %s: expected seconds, 1 to 3600", e->value);
