@@ -6,8 +6,9 @@
 #   scenario/  scenario files (libinih), the step vocabulary, matrices
 #   run/       golden images, the data manifest, one case (runcase.c), the
 #              workers of `flipbed run`/`matrix` (run.c), `flipbed image`
-#   classify/  console transcript -> outcome, and the kernel-log rules
-#   report/    the results library (classify/classify.mk, report/report.mk)
+#   classify/  console transcript -> outcome; klog.c, what each kernel
+#              message means (classify/classify.mk)
+#   report/    the results library and report/show/diff/merge (report/report.mk)
 #   campaign/  seeded scenario generation, findings, the minimizer
 # main.c dispatches the subcommands declared in cmd.h; util.c and outcome.c
 # are shared by all of them. Objects are compiled once; -MMD records which
@@ -17,7 +18,7 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c paths.c o
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
 	run/image.c run/manifest.c run/runcase.c run/run.c run/image_cmd.c \
-	classify/classify.c \
+	classify/classify.c classify/klog.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
 	campaign/campaign_min.c) \
 	harness/guest/steps.c harness/guest/pattern.c

@@ -20,6 +20,7 @@
 
 #include "campaign/campaign.h"
 #include "classify/classify.h"
+#include "classify/klog.h"
 #include "cmd.h"
 #include "run/run.h"
 #include "util.h"
@@ -446,7 +447,7 @@ static int print_title(const char *file)
 		free(text);
 		text = dmesg;
 	}
-	fb_signature_from_dmesg(text, title, sizeof(title));
+	fb_klog_title(text, title, sizeof(title));
 	printf("%s\n", title);
 	free(text);
 	return EXIT_MET;

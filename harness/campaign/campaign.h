@@ -65,9 +65,6 @@ void fb_campaign_case_file(const char *dir, int i, char *buf, size_t len);
 void fb_finding_title(const struct fb_run *run, const struct fb_case *c,
 		      char *buf, size_t len);
 
-/* The title from kernel messages alone (dmesg.txt text); "" when none. */
-void fb_signature_from_dmesg(const char *dmesg, char *buf, size_t len);
-
 /* A title as a directory name: [A-Za-z0-9_.-], the rest folded to '-'. */
 void fb_signature_dirname(const char *title, char *buf, size_t len);
 

@@ -20,173 +20,13 @@
 #include <unistd.h>
 
 #include "campaign/campaign.h"
+#include "classify/klog.h"
 #include "cmd.h"
 #include "flipbed-ext4.h"
 #include "run/image.h"
 #include "boot/proc.h"
 #include "scenario/scenario.h"
 #include "paths.h"
-
-/* ---- titles from kernel messages ---- */
-
-/* Frames that say how the report was made, not where the bug is. */
-static const char *const boring[] = {
-	"dump_stack", "__dump_stack", "dump_stack_lvl", "print_report", "print_address_description",
-	"kasan_", "__kasan", "__asan_", "check_memory_region", "kasan_check_range", "memcpy",
-	"memmove", "memset", "__memcpy", "__memmove", "__memset", "strlen", "strnlen", "strcmp",
-	"__warn", "warn_slowpath", "report_bug", "handle_bug", "exc_invalid_op", "asm_exc_",
-	"ubsan_", "__ubsan_", "panic", "__schedule", "schedule", "io_schedule", "bit_wait",
-	"__wait_on_bit", "out_of_line_wait_on_bit", "__wait_on_buffer", "wait_on_page",
-	"folio_wait", "rwsem_down", "down_read", "down_write", "mutex_lock", "__mutex_lock",
-	"schedule_timeout", "wait_for_completion", "kthread", "ret_from_fork", "do_syscall_64",
-	"entry_SYSCALL", "__x64_sys", "x64_sys_call", "syscall_exit", NULL
-};
-
-static bool is_boring(const char *fn)
-{
-	for (int i = 0; boring[i]; i++)
-		if (!strncmp(fn, boring[i], strlen(boring[i])))
-			return true;
-	return false;
-}
-
-/* The message of a dmesg line: after "[    1.234567] ". */
-static const char *msg(const char *line)
-{
-	const char *p = line;
-
-	if (*p == '[') {
-		const char *e = strchr(p, ']');
-		if (e)
-			p = e + 1;
-	}
-	return p + strspn(p, " ");
-}
-
-/* "ext4_foo+0x12/0x40 ..." -> "ext4_foo" into BUF. */
-static void func_name(const char *s, char *buf, size_t len)
-{
-	size_t n = strcspn(s, "+ \n");
-
-	snprintf(buf, len, "%.*s", (int)n, s);
-}
-
-/*
- * The first meaningful function after line START (of NLINES): the RIP line
- * when RIP is true, else the first non-boring frame of the call trace
- * (frames marked '?' are guesses and skipped).
- */
-static bool trace_func(char **lines, int start, int nlines, bool rip, char *buf, size_t len)
-{
-	for (int i = start + 1; i < nlines && i < start + 80; i++) {
-		const char *m = msg(lines[i]);
-		if (rip) {
-			const char *r = strstr(m, "RIP: ");
-			if (r && (r = strchr(r, ':')) && (r = strchr(r + 1, ':'))) {
-				func_name(r + 1, buf, len);
-				if (*buf)
-					return true;
-			}
-			continue;
-		}
-		const char *plus = strchr(m, '+'), *sp = strchr(m, ' ');
-		/* a frame is "func+0x1c/0x40": one word, '?' frames are guesses */
-		if (!strncmp(m, "? ", 2) || !plus || (sp && sp < plus))
-			continue;
-		func_name(m, buf, len);
-		if (*buf && !is_boring(buf))
-			return true;
-	}
-	buf[0] = '\0';
-	return false;
-}
-
-/* Drop "+0x../0x.." and an "address: ..." tail, collapse to one line. */
-static void tidy(char *s)
-{
-	char *p;
-
-	while ((p = strstr(s, "+0x"))) {
-		size_t n = strcspn(p, " ");
-		memmove(p, p + n, strlen(p + n) + 1);
-	}
-	if ((p = strstr(s, ", address")))
-		*p = '\0';
-	s[strcspn(s, "\n\r")] = '\0';
-}
-
-/* One report start at line I, its title into BUF; false when line I starts none. */
-static bool report_title(char **lines, int i, int n, char *buf, size_t len)
-{
-	const char *m = msg(lines[i]);
-	char fn[128], t[256];
-
-	if (!strncmp(m, "BUG: KASAN: ", 12)) {
-		snprintf(t, sizeof(t), "KASAN: %s", m + 12);
-	} else if (!strncmp(m, "UBSAN: ", 7)) {
-		const char *in = strstr(m, " in ");
-		snprintf(t, sizeof(t), "%.*s", in ? (int)(in - m) : (int)strlen(m), m);
-		if (trace_func(lines, i, n, false, fn, sizeof(fn)))
-			snprintf(t + strlen(t), sizeof(t) - strlen(t), " in %s", fn);
-	} else if (!strncmp(m, "WARNING: ", 9) && strstr(m, " at ")) {
-		const char *at = strstr(m, " at ");
-		const char *f = strchr(at + 4, ' ');
-		func_name(f ? f + 1 : at + 4, fn, sizeof(fn));
-		snprintf(t, sizeof(t), "WARNING in %s", fn);
-	} else if (!strncmp(m, "kernel BUG at ", 14)) {
-		if (trace_func(lines, i, n, true, fn, sizeof(fn)))
-			snprintf(t, sizeof(t), "kernel BUG in %s", fn);
-		else
-			snprintf(t, sizeof(t), "kernel BUG at %.*s", (int)strcspn(m + 14, ":!"), m + 14);
-	} else if (!strncmp(m, "BUG: kernel NULL pointer dereference", 36) ||
-		   !strncmp(m, "BUG: unable to handle", 21) ||
-		   !strncmp(m, "general protection fault", 24)) {
-		snprintf(t, sizeof(t), "%.*s", (int)strcspn(m, ","), m);
-		if (trace_func(lines, i, n, true, fn, sizeof(fn)))
-			snprintf(t + strlen(t), sizeof(t) - strlen(t), " in %s", fn);
-	} else if (!strncmp(m, "BUG: ", 5)) {
-		snprintf(t, sizeof(t), "BUG: %.*s", (int)strcspn(m + 5, ",:[0123456789"), m + 5);
-		if (trace_func(lines, i, n, false, fn, sizeof(fn)))
-			snprintf(t + strlen(t), sizeof(t) - strlen(t), " in %s", fn);
-	} else if (!strncmp(m, "INFO: task ", 11) && strstr(m, "blocked for more than")) {
-		if (trace_func(lines, i, n, false, fn, sizeof(fn)))
-			snprintf(t, sizeof(t), "INFO: task hung in %s", fn);
-		else
-			snprintf(t, sizeof(t), "INFO: task hung");
-	} else if (!strncmp(m, "Oops", 4)) {
-		if (trace_func(lines, i, n, true, fn, sizeof(fn)))
-			snprintf(t, sizeof(t), "Oops in %s", fn);
-		else
-			snprintf(t, sizeof(t), "Oops");
-	} else if (!strncmp(m, "Kernel panic - not syncing: ", 28)) {
-		snprintf(t, sizeof(t), "kernel panic: %s", m + 28);
-	} else {
-		return false;
-	}
-	tidy(t);
-	/* trailing blanks from the console */
-	for (size_t k = strlen(t); k && (t[k - 1] == ' ' || t[k - 1] == '.'); k--)
-		t[k - 1] = '\0';
-	snprintf(buf, len, "%s", t);
-	return true;
-}
-
-void fb_signature_from_dmesg(const char *dmesg, char *buf, size_t len)
-{
-	char *copy = strdup(dmesg ? dmesg : ""), **lines = NULL, *save = NULL;
-	int n = 0, cap = 0;
-
-	buf[0] = '\0';
-	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		if (n == cap)
-			lines = realloc(lines, (cap = cap ? cap * 2 : 256) * sizeof(char *));
-		lines[n++] = l;
-	}
-	for (int i = 0; i < n && !report_title(lines, i, n, buf, len); i++)
-		;
-	free(lines);
-	free(copy);
-}
 
 void fb_signature_dirname(const char *title, char *buf, size_t len)
 {
@@ -266,7 +106,7 @@ void fb_finding_title(const struct fb_run *run, const struct fb_case *c, char *b
 	if (crash || c->warning) {
 		char *path = case_file(run, c, "dmesg.txt");
 		char *text = path ? slurp_path(path) : NULL;
-		fb_signature_from_dmesg(text, buf, len);
+		fb_klog_title(text ? text : "", buf, len);
 		free(text);
 		free(path);
 		if (buf[0])

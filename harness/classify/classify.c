@@ -4,120 +4,27 @@
  *
  * A transcript interleaves "C " console lines, "A " agent lines (among them
  * "A kmsg SEQ LEVEL USEC TEXT", the same kernel messages read from
- * /dev/kmsg) and "H " host lines. Kernel messages are matched on their text
- * with the "C "/"A kmsg ..." prefix and the printk timestamp removed, and
- * kmsg's \xNN escapes decoded. Messages are matched as substrings, ignoring
- * case, and only in the family of lines named in the first column:
- *   error   "EXT4-fs error (device D): ..."   (__ext4_error*, ext4_std_error:
- *                                             these run ext4_handle_error)
- *   warning "EXT4-fs warning (device D): ..." (__ext4_warning*)
- *   msg     "EXT4-fs (D): ..."                (ext4_msg at mount and remount)
- *   csumerr "EXT4-fs csum-error (device D): type=T ino=I block=B group=G [recovered]"
- *           and jbd2's "JBD2 csum-error (device D): type=journal-… ino=I block=B group=-"
- *                                             (the patched series; fields may be "-")
- *   jbd2    "JBD2: ..."
- *   any     any kernel line
+ * /dev/kmsg) and "H " host lines. Kernel messages are normalised (the
+ * "C "/"A kmsg ..." prefix and the printk timestamp removed, kmsg's \xNN
+ * escapes decoded) and given to the kernel-log module (klog.c), whose
+ * tables say what each message means. This file decides the case:
  *
- * detect: checksum lines (csum), checked first, in this order
- *   csumerr  (every line)                              patched series
- *   error    "iget: checksum invalid"                  __ext4_iget
- *   error    "bad block bitmap checksum"               ext4_validate_block_bitmap
- *   error    "Corrupt inode bitmap"                    ext4_validate_inode_bitmap (6.1
- *                                                      prints it only on a bad checksum)
- *   error    "bad header/extent: extent tree corrupted" __ext4_ext_check: the only
- *                                                      error_msg of its checksum branch;
- *                                                      its other messages ("invalid magic",
- *                                                      "invalid eh_entries", ...) are the
- *                                                      sanity checks run before the checksum
- *   error    "Directory block failed checksum"         __ext4_read_dirblock (leaf)
- *   error    "Directory index failed checksum"         __ext4_read_dirblock (htree node)
- *   error    "checksumming directory block"            __ext4_find_entry
- *   error    "directory fails checksum at offset"      ext4_readdir
- *   error    "bad checksum"                            ext4_init_orphan_info (orphan file)
- *   error    "Filesystem failed CRC"                   ext4_std_error of -EFSBADCRC
- *   error    "Failed to init block bitmap ...: -74"    ext4_read_block_bitmap_nowait after
- *                                                      ext4_init_block_bitmap found a bad
- *                                                      group descriptor checksum (-EFSBADCRC;
- *                                                      another errno there is sanity)
- *   msg      "Checksum for group"                      ext4_check_descriptors, __ext4_remount
- *   msg      "invalid superblock checksum"             ext4_init_metadata_csum
- *   msg      "Invalid checksum for backup superblock"  ext4_update_backup_sb
- *   warning  "Error -74 while reading MMP block"       read_mmp_block (a warning only;
- *                                                      -117 there is a bad magic: sanity)
- *   jbd2     "Invalid checksum recovering"             do_one_pass (descriptor or data block)
- *   jbd2     "Invalid checksum found in transaction"   do_one_pass (revoke/descriptor)
- *   jbd2     "journal checksum error"                  journal_get_superblock
- *   jbd2     "is corrupt."                             jbd2_journal_load: j_failed_commit is
- *                                                      set only when a commit block checksum
- *                                                      failed in the scan pass
- *   jbd2     "error -74 scanning journal"              jbd2_journal_skip_recovery
- * Ambiguous in 6.1, counted as sanity: "corrupted xattr block N"
- * (__ext4_xattr_check_block prints it for a bad magic, h_blocks, checksum or
- * entry alike) and "JBD2: recovery failed". A bad revoke or commit block
- * checksum that ends the log prints nothing: detect=none.
- *
- * detect: lines that are not detections (an earlier error's consequence)
- *   error    "Detected aborted journal", "Journal has aborted",
- *            "Readonly filesystem", "Out of memory"
- *   msg      everything not listed under sanity or io below ("mounted
- *            filesystem", "Remounting filesystem read-only", "warning: mounting
- *            fs with errors", ...)
- *
- * detect: I/O errors (io), checked before sanity
- *   any      "I/O error", "IO error"                   blk_print_req_error ("I/O error, dev
- *                                                      vda, sector ..."), "Buffer I/O error",
- *                                                      ext4_end_bio, JBD2 recovery
- *   error    "IO failure"                              ext4_std_error of -EIO
- *   error    "unable to read itable block"             __ext4_get_inode_loc
- *   error    "Cannot read"                             block/inode bitmap read failed
- *   error    "reading directory lblock", "read error"  __ext4_find_entry, xattr
- *   msg      "unable to read superblock", "Can't read superblock",
- *            "can't read group descriptor"             ext4_load_super, ext4_group_desc_init
- *   jbd2     "Failed to read block"                    jread
- *   warning  "error -5 reading directory (index) block", "Error -5 loading buddy"
- *            (the errno decides: -74 csum, -5 io, other sanity)
- *   agent    a step that ended "err EIO" (no kernel line: detail is the step line)
- *
- * detect: other ext4/jbd2 checks (sanity)
- *   error    every other "EXT4-fs error" line (bad magic, bad header, invalid
- *            block, corrupted xattr, htree, inline data, bitmap bounds ...)
- *   warning  dx_probe's "Unrecognised inode hash code", "Hash in dirent",
- *            "Hash code is SIPHASH", "Unimplemented hash", "htree depth",
- *            "dx entry:", "Corrupt directory"; "bad inline directory",
- *            "directory missing", "Invalid MMP block", "hash tree version",
- *            "> max in inode", "No space for directory leaf checksum",
- *            "bad group: expected", "too many links"
- *   msg      the mount-time checks of ext4_fill_super & co: "corrupt",
- *            "invalid", "bad ", "insanely", "too big", "too large", "not
- *            valid", "inconsistent", "mismatch", "Can't find ext4 filesystem",
- *            "ext4_check_descriptors", "unsupported", "unknown", "overlaps",
- *            "not in group", "no journal found", "journal inode", "loading
- *            journal", "bmap failed", "root inode", "revision level too high",
- *            "orphan file"
- *   jbd2     "corrupt", "Invalid", "bad block", "no valid journal superblock",
- *            "unrecognised", "too short", "recovery pass", "recovery failed",
- *            "Unknown checksum type", "Can't enable checksumming"
- *
- * detect is the first class present in the order csum, sanity, io, mount
- * (the first "mount" step ended in err), none; detail is the first line of
- * that class (for csum, the first csumerr line when there is one: it names
- * the object).
+ * detect is the first class present in the order csum, sanity, io, then
+ * io from a step that ended "err EIO" (no kernel line; detail is that step),
+ * then mount (the first "mount" step ended in err), else none; detail is the
+ * first line of that class (for csum, the first csum-error line when there
+ * is one: it names the object).
  *
  * reaction, the most severe present (outcome.h's order):
- *   kasan           "BUG: KASAN:"
- *   oops            "Oops", "general protection fault", "kernel BUG at",
- *                   x86's die header ("NAME: 0000 [#1] ..."), any other "BUG:"
- *   panic           "Kernel panic - not syncing" (after an oops, panic_on_oops:
- *                   the oops wins)
- *   hang            "H exit timeout", "blocked for more than" (hung task),
- *                   "BUG: soft lockup", "BUG: workqueue lockup", RCU stalls
+ *   kasan, oops, panic, hang   kernel reports (klog.c); after an oops with
+ *                   panic_on_oops the oops wins; "H exit timeout" is a hang
  *   mount-refused   the first "mount" step ended in err
  *   remount-ro      the LAST step whose text contains FB_PROBE_MARK (probe.h)
  *                   ended "err EROFS" ("Remounting filesystem read-only"
  *                   alone proves nothing)
  *   error-continue  an "EXT4-fs error" line and the probe ended ok
- *   recovered       a csumerr line ending in "recovered", no "EXT4-fs error"
- *                   line, and the probe ended ok
+ *   recovered       a csum-error line ending in "recovered", no "EXT4-fs
+ *                   error" line, and the probe ended ok
  *   none
  * outcome.h ranks error-continue above recovered: a run that recovered one
  * checksum failure and let another error through is error-continue.
@@ -136,128 +43,11 @@
 #include <string.h>
 
 #include "classify/classify.h"
+#include "classify/klog.h"
 #include "classify/probe.h"
 
 /* printk's longest record is shorter than this (PRINTKRB_RECORD_MAX) */
 #define TEXT_MAX 1024
-
-enum family {
-	FAM_ANY,	/* in rules: any line; as a line's family: none below */
-	FAM_ERROR,
-	FAM_WARNING,
-	FAM_MSG,
-	FAM_CSUMERR,
-	FAM_JBD2,
-};
-
-enum cls {
-	CLS_NONE,
-	CLS_CSUM,
-	CLS_SANITY,
-	CLS_IO,
-	CLS_ERRNO,	/* the errno printed in the line decides */
-	CLS_CONSEQUENCE,/* an ext4 error line that reports an earlier error */
-};
-
-struct rule {
-	enum family fam;
-	const char *needle;
-	enum cls cls;
-};
-
-/* First match wins; the comment above is the commented version of this. */
-static const struct rule rules[] = {
-	{ FAM_CSUMERR, "", CLS_CSUM },
-	{ FAM_ERROR, "iget: checksum invalid", CLS_CSUM },
-	{ FAM_ERROR, "bad block bitmap checksum", CLS_CSUM },
-	{ FAM_ERROR, "Corrupt inode bitmap", CLS_CSUM },
-	{ FAM_ERROR, "bad header/extent: extent tree corrupted", CLS_CSUM },
-	{ FAM_ERROR, "Directory block failed checksum", CLS_CSUM },
-	{ FAM_ERROR, "Directory index failed checksum", CLS_CSUM },
-	{ FAM_ERROR, "checksumming directory block", CLS_CSUM },
-	{ FAM_ERROR, "directory fails checksum at offset", CLS_CSUM },
-	{ FAM_ERROR, "bad checksum", CLS_CSUM },
-	{ FAM_ERROR, "Filesystem failed CRC", CLS_CSUM },
-	{ FAM_ERROR, "Failed to init block bitmap", CLS_ERRNO },
-	{ FAM_MSG, "Checksum for group", CLS_CSUM },
-	{ FAM_MSG, "invalid superblock checksum", CLS_CSUM },
-	{ FAM_MSG, "Invalid checksum for backup superblock", CLS_CSUM },
-	{ FAM_WARNING, "while reading MMP block", CLS_ERRNO },
-	{ FAM_JBD2, "Invalid checksum recovering", CLS_CSUM },
-	{ FAM_JBD2, "Invalid checksum found in transaction", CLS_CSUM },
-	{ FAM_JBD2, "journal checksum error", CLS_CSUM },
-	{ FAM_JBD2, "is corrupt.", CLS_CSUM },
-	{ FAM_JBD2, "scanning journal", CLS_ERRNO },
-
-	{ FAM_ERROR, "Detected aborted journal", CLS_CONSEQUENCE },
-	{ FAM_ERROR, "Journal has aborted", CLS_CONSEQUENCE },
-	{ FAM_ERROR, "Readonly filesystem", CLS_CONSEQUENCE },
-	{ FAM_ERROR, "Out of memory", CLS_CONSEQUENCE },
-
-	{ FAM_ANY, "I/O error", CLS_IO },
-	{ FAM_ANY, "IO error", CLS_IO },
-	{ FAM_ERROR, "IO failure", CLS_IO },
-	{ FAM_ERROR, "unable to read itable block", CLS_IO },
-	{ FAM_ERROR, "Cannot read", CLS_IO },
-	{ FAM_ERROR, "reading directory lblock", CLS_IO },
-	{ FAM_ERROR, "read error", CLS_IO },
-	{ FAM_MSG, "unable to read superblock", CLS_IO },
-	{ FAM_MSG, "Can't read superblock", CLS_IO },
-	{ FAM_MSG, "can't read group descriptor", CLS_IO },
-	{ FAM_JBD2, "Failed to read block", CLS_IO },
-	{ FAM_WARNING, "reading directory block", CLS_ERRNO },
-	{ FAM_WARNING, "reading directory index block", CLS_ERRNO },
-	{ FAM_WARNING, "loading buddy information", CLS_ERRNO },
-
-	{ FAM_ERROR, "", CLS_SANITY },
-	{ FAM_WARNING, "Unrecognised inode hash code", CLS_SANITY },
-	{ FAM_WARNING, "Hash in dirent", CLS_SANITY },
-	{ FAM_WARNING, "Hash code is SIPHASH", CLS_SANITY },
-	{ FAM_WARNING, "Unimplemented hash", CLS_SANITY },
-	{ FAM_WARNING, "htree depth", CLS_SANITY },
-	{ FAM_WARNING, "dx entry:", CLS_SANITY },
-	{ FAM_WARNING, "Corrupt directory", CLS_SANITY },
-	{ FAM_WARNING, "bad inline directory", CLS_SANITY },
-	{ FAM_WARNING, "directory missing", CLS_SANITY },
-	{ FAM_WARNING, "Invalid MMP block", CLS_SANITY },
-	{ FAM_WARNING, "hash tree version", CLS_SANITY },
-	{ FAM_WARNING, "> max in inode", CLS_SANITY },
-	{ FAM_WARNING, "No space for directory leaf checksum", CLS_SANITY },
-	{ FAM_WARNING, "bad group: expected", CLS_SANITY },
-	{ FAM_WARNING, "too many links", CLS_SANITY },
-	{ FAM_MSG, "corrupt", CLS_SANITY },
-	{ FAM_MSG, "invalid", CLS_SANITY },
-	{ FAM_MSG, "bad ", CLS_SANITY },
-	{ FAM_MSG, "insanely", CLS_SANITY },
-	{ FAM_MSG, "too big", CLS_SANITY },
-	{ FAM_MSG, "too large", CLS_SANITY },
-	{ FAM_MSG, "not valid", CLS_SANITY },
-	{ FAM_MSG, "inconsistent", CLS_SANITY },
-	{ FAM_MSG, "mismatch", CLS_SANITY },
-	{ FAM_MSG, "Can't find ext4 filesystem", CLS_SANITY },
-	{ FAM_MSG, "ext4_check_descriptors", CLS_SANITY },
-	{ FAM_MSG, "unsupported", CLS_SANITY },
-	{ FAM_MSG, "unknown", CLS_SANITY },
-	{ FAM_MSG, "overlaps", CLS_SANITY },
-	{ FAM_MSG, "not in group", CLS_SANITY },
-	{ FAM_MSG, "no journal found", CLS_SANITY },
-	{ FAM_MSG, "journal inode", CLS_SANITY },
-	{ FAM_MSG, "loading journal", CLS_SANITY },
-	{ FAM_MSG, "bmap failed", CLS_SANITY },
-	{ FAM_MSG, "root inode", CLS_SANITY },
-	{ FAM_MSG, "revision level too high", CLS_SANITY },
-	{ FAM_MSG, "orphan file", CLS_SANITY },
-	{ FAM_JBD2, "corrupt", CLS_SANITY },
-	{ FAM_JBD2, "Invalid", CLS_SANITY },
-	{ FAM_JBD2, "bad block", CLS_SANITY },
-	{ FAM_JBD2, "no valid journal superblock", CLS_SANITY },
-	{ FAM_JBD2, "unrecognised", CLS_SANITY },
-	{ FAM_JBD2, "too short", CLS_SANITY },
-	{ FAM_JBD2, "recovery pass", CLS_SANITY },
-	{ FAM_JBD2, "recovery failed", CLS_SANITY },
-	{ FAM_JBD2, "Unknown checksum type", CLS_SANITY },
-	{ FAM_JBD2, "Can't enable checksumming", CLS_SANITY },
-};
 
 /* One kernel message, normalised. */
 struct kline {
@@ -266,20 +56,6 @@ struct kline {
 	long long usec;		/* printk time, -1 when the line has none */
 	char src;		/* 'C' console, 'A' agent kmsg */
 };
-
-/* Reaction bits found in kernel lines. */
-enum {
-	R_KASAN = 1 << 0,
-	R_OOPS = 1 << 1,
-	R_PANIC = 1 << 2,
-	R_HANG = 1 << 3,
-	R_WARNING = 1 << 4,
-};
-
-static bool has(const char *s, const char *needle)
-{
-	return strcasestr(s, needle) != NULL;
-}
 
 static bool starts(const char *s, size_t n, const char *prefix)
 {
@@ -405,95 +181,6 @@ static bool kernel_line(const char *line, size_t len, struct kline *k)
 	return true;
 }
 
-static enum family family_of(const char *t)
-{
-	if (!strncmp(t, "EXT4-fs error", 13))
-		return FAM_ERROR;
-	if (!strncmp(t, "EXT4-fs warning", 15))
-		return FAM_WARNING;
-	/* the patched kernel's structured line, from ext4 and from jbd2 */
-	if (!strncmp(t, "EXT4-fs csum-error", 18) || !strncmp(t, "JBD2 csum-error", 15))
-		return FAM_CSUMERR;
-	if (!strncmp(t, "EXT4-fs (", 9))
-		return FAM_MSG;
-	if (!strncmp(t, "JBD2: ", 6))
-		return FAM_JBD2;
-	return FAM_ANY;
-}
-
-/* The class an errno printed in T (" -74", ": -5") stands for. */
-static enum cls errno_class(const char *t)
-{
-	for (const char *p = strchr(t, '-'); p; p = strchr(p + 1, '-')) {
-		const char *s = p + 1;
-		unsigned long long e;
-
-		if (p == t || (p[-1] != ' ' && p[-1] != ':') ||
-		    !parse_ull(&s, s + strlen(s), &e))
-			continue;
-		if (*s && !isspace((unsigned char)*s) && *s != ',' && *s != '.')
-			continue;
-		if (e == EBADMSG)	/* EFSBADCRC */
-			return CLS_CSUM;
-		if (e == EIO)
-			return CLS_IO;
-		return CLS_SANITY;	/* EUCLEAN (EFSCORRUPTED) and the rest */
-	}
-	return CLS_SANITY;
-}
-
-/* What kernel message T says about detection (the table at the top). */
-static enum cls line_class(const char *t)
-{
-	enum family fam = family_of(t);
-
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-		const struct rule *r = &rules[i];
-
-		if (r->fam != FAM_ANY && r->fam != fam)
-			continue;
-		if (!has(t, r->needle))
-			continue;
-		return r->cls == CLS_ERRNO ? errno_class(t) : r->cls;
-	}
-	return CLS_NONE;
-}
-
-/* x86's die header: "Oops: 0000 [#1] PREEMPT SMP", "invalid opcode: 0000 [#1]" */
-static bool die_header(const char *t)
-{
-	for (const char *p = strstr(t, " [#"); p; p = strstr(p + 1, " [#")) {
-		if (p - t >= 6 && p[-6] == ':' && p[-5] == ' ' &&
-		    isxdigit((unsigned char)p[-4]) && isxdigit((unsigned char)p[-3]) &&
-		    isxdigit((unsigned char)p[-2]) && isxdigit((unsigned char)p[-1]) &&
-		    isdigit((unsigned char)p[3]))
-			return true;
-	}
-	return false;
-}
-
-static unsigned line_reactions(const char *t)
-{
-	unsigned r = 0;
-	bool bug = strstr(t, "BUG:") != NULL;
-
-	if (bug || strstr(t, "WARNING:") || strstr(t, "UBSAN:"))
-		r |= R_WARNING;
-	if (strstr(t, "BUG: KASAN:"))
-		return r | R_KASAN;
-	if (strstr(t, "blocked for more than") || strstr(t, "BUG: soft lockup") ||
-	    strstr(t, "BUG: workqueue lockup") || strstr(t, "self-detected stall") ||
-	    strstr(t, "detected stalls on CPUs"))
-		return r | R_HANG;
-	if (strstr(t, "Kernel panic - not syncing"))
-		return r | R_PANIC;
-	if (bug || strstr(t, "Oops") || strstr(t, "general protection fault") ||
-	    strstr(t, "kernel BUG at") || strstr(t, "Kernel BUG at") ||
-	    die_header(t))
-		r |= R_OOPS;
-	return r;
-}
-
 /* A step result line "A step N TEXT -> ok|err ERRNAME [DETAIL]". */
 struct step_line {
 	const char *text;	/* TEXT, not NUL-terminated */
@@ -548,8 +235,8 @@ static bool is_mount(const char *text, size_t len)
 
 /* Everything fb_classify() collects in one pass. */
 struct findings {
-	char detail[CLS_IO + 1][256];	/* first line of each class, "" if none */
-	bool csumerr_detail;	/* detail[CLS_CSUM] is a csum-error line */
+	char detail[FB_KLOG_IO + 1][256];	/* first line of each class, "" if none */
+	bool csumerr_detail;	/* detail[FB_KLOG_CSUM] is a csum-error line */
 	bool ext4_error;	/* an "EXT4-fs error" line */
 	bool recovered;		/* a csum-error line ending in "recovered" */
 	unsigned reactions;
@@ -581,19 +268,19 @@ static bool ends_with_word(const char *t, size_t len, const char *word)
 
 static void see_kernel(struct findings *f, const struct kline *k)
 {
-	enum cls c = line_class(k->text);
-	enum family fam = family_of(k->text);
+	enum fb_klog_class c = fb_klog_class(k->text);
+	enum fb_klog_family fam = fb_klog_family(k->text);
 
-	f->reactions |= line_reactions(k->text);
-	if (fam == FAM_ERROR)
+	f->reactions |= fb_klog_reactions(k->text);
+	if (fam == FB_KLOG_FAM_ERROR)
 		f->ext4_error = true;
-	if (fam == FAM_CSUMERR && ends_with_word(k->text, k->len, "recovered"))
+	if (fam == FB_KLOG_FAM_CSUMERR && ends_with_word(k->text, k->len, "recovered"))
 		f->recovered = true;
-	if (c == CLS_NONE || c == CLS_CONSEQUENCE)
+	if (c == FB_KLOG_NONE || c == FB_KLOG_CONSEQUENCE)
 		return;
-	if (!f->detail[c][0] || (fam == FAM_CSUMERR && !f->csumerr_detail)) {
+	if (!f->detail[c][0] || (fam == FB_KLOG_FAM_CSUMERR && !f->csumerr_detail)) {
 		copy_line(f->detail[c], sizeof(f->detail[c]), k->text, k->len);
-		if (fam == FAM_CSUMERR)
+		if (fam == FB_KLOG_FAM_CSUMERR)
 			f->csumerr_detail = true;
 	}
 }
@@ -648,10 +335,10 @@ static void scan(const char *t, size_t len, struct findings *f, struct kline *k)
 static enum fb_detect decide_detect(const struct findings *f, char *detail,
 				    size_t size)
 {
-	static const struct { enum cls c; enum fb_detect d; } order[] = {
-		{ CLS_CSUM, FB_DETECT_CSUM },
-		{ CLS_SANITY, FB_DETECT_SANITY },
-		{ CLS_IO, FB_DETECT_IO },
+	static const struct { enum fb_klog_class c; enum fb_detect d; } order[] = {
+		{ FB_KLOG_CSUM, FB_DETECT_CSUM },
+		{ FB_KLOG_SANITY, FB_DETECT_SANITY },
+		{ FB_KLOG_IO, FB_DETECT_IO },
 	};
 
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -674,13 +361,13 @@ static enum fb_detect decide_detect(const struct findings *f, char *detail,
 
 static enum fb_reaction decide_reaction(const struct findings *f)
 {
-	if (f->reactions & R_KASAN)
+	if (f->reactions & FB_KLOG_KASAN)
 		return FB_REACT_KASAN;
-	if (f->reactions & R_OOPS)
+	if (f->reactions & FB_KLOG_OOPS)
 		return FB_REACT_OOPS;
-	if (f->reactions & R_PANIC)
+	if (f->reactions & FB_KLOG_PANIC)
 		return FB_REACT_PANIC;
-	if ((f->reactions & R_HANG) || !strcmp(f->exit_kind, "timeout"))
+	if ((f->reactions & FB_KLOG_HANG) || !strcmp(f->exit_kind, "timeout"))
 		return FB_REACT_HANG;
 	if (f->mount < 0)
 		return FB_REACT_MOUNT_REFUSED;
@@ -700,7 +387,7 @@ static void decide_infra(const struct findings *f, char *infra, size_t size)
 	    !strcmp(f->exit_kind, "nbdkit-error"))
 		snprintf(infra, size, "%s%s%s", f->exit_kind,
 			 f->exit_detail[0] ? " " : "", f->exit_detail);
-	else if (!f->ready && !(f->reactions & (R_PANIC | R_OOPS | R_KASAN)))
+	else if (!f->ready && !(f->reactions & (FB_KLOG_PANIC | FB_KLOG_OOPS | FB_KLOG_KASAN)))
 		snprintf(infra, size,
 			 "the guest never came up: no 'ready' from the agent, no kernel crash (exit: %s)",
 			 f->exit_kind[0] ? f->exit_kind : "none logged");
@@ -719,7 +406,7 @@ int fb_classify(const char *transcript, size_t len, struct fb_outcome *ret)
 	scan(transcript, len, f, k);
 	ret->detect = decide_detect(f, ret->detail, sizeof(ret->detail));
 	ret->reaction = decide_reaction(f);
-	ret->warning = f->reactions & R_WARNING;
+	ret->warning = f->reactions & FB_KLOG_WARNING;
 	ret->fsck = FB_FSCK_NOT_RUN;
 	ret->data = FB_DATA_NOT_CHECKED;
 	decide_infra(f, ret->infra, sizeof(ret->infra));
@@ -789,10 +476,10 @@ static const struct seen *dedup(struct dmesg *d, const struct kline *k)
 
 static bool matters(const struct kline *k)
 {
-	enum cls c = line_class(k->text);
+	enum fb_klog_class c = fb_klog_class(k->text);
 
-	return c != CLS_NONE || family_of(k->text) == FAM_ERROR ||
-	       line_reactions(k->text);
+	return c != FB_KLOG_NONE || fb_klog_family(k->text) == FB_KLOG_FAM_ERROR ||
+	       fb_klog_reactions(k->text);
 }
 
 static bool banner(const char *t)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flipbed: the classifier. It reads one case's transcript.log (format in
- * briefs/results-schema.md: "C " console, "A " agent, "H " host lines) and
- * says what the kernel did, in the closed outcome set of outcome.h. The
- * rules, with the 6.1 source of every message they match, are the table at
- * the top of classify.c; harness/tests/classify/ holds golden transcripts.
+ * flipbed: the classifier. It reads one case's transcript.log ("C "
+ * console, "A " agent, "H " host lines; harness/RESULTS.md) and says what
+ * the kernel did, in the closed outcome set of outcome.h. What each kernel
+ * message means, with the 6.1 source of every message matched, is in
+ * klog.c; how a case is decided from them is at the top of classify.c.
+ * harness/tests/classify/ holds golden transcripts.
  *
  * All functions are pure (no I/O) and take the transcript as a byte range
  * that need not end in a NUL.

@@ -6,7 +6,7 @@
 # harness/tests/classify/mkreal.sh). harness/harness.mk compiles the objects.
 
 CLASSIFY_OBJS := $(addprefix $(B)/obj/harness/,classify/classify.o \
-	outcome.o)
+	classify/klog.o outcome.o util.o)
 
 TESTS += $(B)/tests/bin/test-classify
 PACKAGES += libcmocka-dev

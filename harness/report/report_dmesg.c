@@ -1,35 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * The kernel messages that matter, out of a whole boot's dmesg.txt: what
- * ext4 and jbd2 said, I/O errors, and every report fstests' dmesg check
- * looks for (BUG:, WARNING:, Oops, general protection fault, KASAN:,
- * UBSAN:) with the lines of the report that follow it.
+ * ext4 and jbd2 said, I/O errors, and every kernel report (the markers
+ * of classify/klog.c: BUG:, WARNING:, Oops, KASAN:, UBSAN:, panics, hung
+ * tasks) with the lines of the report that follow it.
  */
 #include <stdlib.h>
 #include <string.h>
+#include "classify/klog.h"
 #include "report/report_int.h"
 
 #define REPORT_LINES 60	/* a report's body kept after its first line */
 #define MAX_LINES 200	/* keep a page readable; dmesg.txt has the rest */
-
-static const char *const notable[] = {
-	"EXT4-fs", "JBD2", "jbd2", "I/O error", "blk_update_request",
-	"Aborting journal",
-};
-
-static const char *const report_start[] = {
-	"BUG:", "WARNING:", "Oops", "general protection fault", "KASAN:",
-	"UBSAN:", "Kernel panic", "blocked for more than",
-};
-
-static bool has_any(const char *line, size_t len, const char *const *pats,
-		    size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (memmem(line, len, pats[i], strlen(pats[i])))
-			return true;
-	return false;
-}
 
 char *fb_dmesg_excerpt(const char *text, unsigned *kept, unsigned *total)
 {
@@ -47,8 +29,7 @@ char *fb_dmesg_excerpt(const char *text, unsigned *kept, unsigned *total)
 		bool keep = false;
 
 		++*total;
-		if (has_any(p, len, report_start, sizeof(report_start) /
-			    sizeof(*report_start))) {
+		if (fb_klog_report_start(p, len)) {
 			in_report = REPORT_LINES;
 			keep = true;
 		} else if (in_report) {
@@ -57,8 +38,7 @@ char *fb_dmesg_excerpt(const char *text, unsigned *kept, unsigned *total)
 			if (memmem(p, len, "---[ end", 8))
 				in_report = 0;
 		} else {
-			keep = has_any(p, len, notable,
-				       sizeof(notable) / sizeof(*notable));
+			keep = fb_klog_notable(p, len);
 		}
 		if (keep && *kept < MAX_LINES) {
 			fwrite(p, 1, len, f);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Regenerate the transcripts of the golden files that come from real boots:
 # build the image, corrupt it with debugfs, boot it with `flipbed boot
-# --console`, and turn its output into transcript.log's format (briefs/
-# results-schema.md: "C " console, "A " agent, "H exit KIND" host lines).
+# --console`, and turn its output into transcript.log's format
+# (harness/RESULTS.md: "C " console, "A " agent, "H exit KIND" host lines).
 # The header of each golden file (the expected outcome, written by a person
 # who read the log) is kept; only the transcript after the blank line is
 # replaced. With no such file yet the header is "# detect: ?" until edited.
