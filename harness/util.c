@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -27,6 +29,28 @@ char *xstrdup(const char *s)
 		exit(3);
 	}
 	return d;
+}
+
+char *fb_slurp(const char *path, size_t *ret_len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (cap - n < 4096)
+			buf = xrealloc(buf, cap = cap * 2 + 8192);
+		r = fread(buf + n, 1, cap - n - 1 < FB_SLURP_MAX - n ? cap - n - 1 :
+			  FB_SLURP_MAX - n, f);
+		n += r;
+	} while (r && n < FB_SLURP_MAX);
+	fclose(f);
+	buf[n] = '\0';
+	if (ret_len)
+		*ret_len = n;
+	return buf;
 }
 
 int fb_mkdirs(const char *path)
@@ -53,6 +77,30 @@ int fb_mkdirs(const char *path)
 	}
 	free(p);
 	return ret;
+}
+
+int fb_private_dir(char *buf, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if ((size_t)snprintf(buf, len, "%s/flipbed-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkdtemp(buf) ? 0 : -1;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *f)
+{
+	return remove(path);
+}
+
+int fb_remove_tree(const char *path)
+{
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0;
+	return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 double fb_now(void)

@@ -12,8 +12,27 @@
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);	/* NULL is taken as "" */
 
+/*
+ * The whole of file PATH as a NUL-terminated string (free it), its length
+ * in *RET_LEN when that is not NULL. Guest-made files are hostile input:
+ * at most FB_SLURP_MAX bytes are read, and a longer file is cut there.
+ * NULL with errno set when PATH cannot be read.
+ */
+#define FB_SLURP_MAX (64u << 20)
+char *fb_slurp(const char *path, size_t *ret_len);
+
 /* mkdir -p PATH; a failure is printed, naming the directory. 0 or -1. */
 int fb_mkdirs(const char *path);
+
+/*
+ * A new private directory under $TMPDIR (or /tmp) named flipbed-XXXXXX, made
+ * by mkdtemp (mode 0700): no other user can have made it first and be handed
+ * the sockets put there. Its path goes to BUF. 0, or -1 with errno set.
+ */
+int fb_private_dir(char *buf, size_t len);
+
+/* Remove PATH and everything below it, without a shell. 0 or -1. */
+int fb_remove_tree(const char *path);
 
 /* Seconds on the monotonic clock. */
 double fb_now(void);

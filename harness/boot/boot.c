@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <signal.h>
@@ -20,6 +19,7 @@
 #include "guest/steps.h"
 #include "boot/nbd.h"
 #include "boot/vm.h"
+#include "util.h"
 
 #define MAX_STEPS 1024
 #define MAX_RULES 64
@@ -327,11 +327,6 @@ static int judge(struct boot *b)
 	return unmet;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(path);
-}
-
 static int boot(struct boot *b, const char *kernel, const char *initrd,
 		const char *plugin, const char *dir)
 {
@@ -384,7 +379,6 @@ int cmd_boot(int argc, char **argv)
 {
 	static struct boot b;
 	char kernel[PATH_MAX], initrd[PATH_MAX], plugin[PATH_MAX], dir[PATH_MAX];
-	const char *tmp = getenv("TMPDIR");
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -392,8 +386,7 @@ int cmd_boot(int argc, char **argv)
 	    (rc = check_image(b.image)) || (rc = check_source(b.source)) ||
 	    (rc = check_built(&b, kernel, initrd, plugin)))
 		return rc;
-	snprintf(dir, sizeof(dir), "%s/flipbed-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (proc_init() < 0 || !mkdtemp(dir)) {
+	if (proc_init() < 0 || fb_private_dir(dir, sizeof(dir))) {
 		fprintf(stderr, "flipbed boot: cannot make a directory %s: %s\n", dir, strerror(errno));
 		return EXIT_INFRA;
 	}
@@ -402,6 +395,6 @@ int cmd_boot(int argc, char **argv)
 	if (rc == EXIT_INFRA)
 		fprintf(stderr, "flipbed boot: logs kept in %s\n", dir);
 	else
-		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+		fb_remove_tree(dir);
 	return rc;
 }

@@ -427,20 +427,13 @@ static int run_campaign(struct campaign_args *a, int argc, char **argv)
 /* --title LOG: the title a finding with these kernel messages gets. */
 static int print_title(const char *file)
 {
-	FILE *f = fopen(file, "r");
-	char *text = NULL, *dmesg = NULL, title[256];
-	size_t len = 0, n;
-	char buf[65536];
+	char *text, *dmesg = NULL, title[256];
+	size_t len;
 
-	if (!f) {
+	if (!(text = fb_slurp(file, &len))) {
 		fprintf(stderr, "flipbed campaign: --title %s: %s\n", file, strerror(errno));
 		return EXIT_BADINPUT;
 	}
-	FILE *m = open_memstream(&text, &len);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, m);
-	fclose(m);
-	fclose(f);
 	/* a transcript (C/A/H lines) holds the messages twice: dmesg text first */
 	if ((!strncmp(text, "C ", 2) || strstr(text, "\nC ") || strstr(text, "\nA kmsg ")) &&
 	    fb_dmesg_text(text, len, &dmesg) == 0) {

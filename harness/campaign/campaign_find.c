@@ -27,6 +27,7 @@
 #include "boot/proc.h"
 #include "scenario/scenario.h"
 #include "paths.h"
+#include "util.h"
 
 void fb_signature_dirname(const char *title, char *buf, size_t len)
 {
@@ -58,24 +59,6 @@ static char *case_file(const struct fb_run *run, const struct fb_case *c, const 
 	return p;
 }
 
-static char *slurp_path(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *s = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	FILE *m = open_memstream(&s, &len);
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, m);
-	fclose(m);
-	fclose(f);
-	return s;
-}
-
 /* The step a hang stopped in: the first one without a result. */
 static void hung_step(const struct fb_case *c, char *buf, size_t len)
 {
@@ -105,7 +88,7 @@ void fb_finding_title(const struct fb_run *run, const struct fb_case *c, char *b
 		return;
 	if (crash || c->warning) {
 		char *path = case_file(run, c, "dmesg.txt");
-		char *text = path ? slurp_path(path) : NULL;
+		char *text = path ? fb_slurp(path, NULL) : NULL;
 		fb_klog_title(text ? text : "", buf, len);
 		free(text);
 		free(path);
@@ -129,7 +112,7 @@ void fb_finding_title(const struct fb_run *run, const struct fb_case *c, char *b
 
 static int copy_file(const char *src, const char *dst)
 {
-	char *text = slurp_path(src);
+	char *text = fb_slurp(src, NULL);
 	FILE *f;
 	int rc = -1;
 
@@ -284,10 +267,6 @@ static struct finding *find_or_add(struct finding **v, int *n, const char *title
 
 /* ---- the summary ---- */
 
-struct tally {
-	int cases, detected, unsafe;
-};
-
 static int case_bits(const struct fb_case *c)
 {
 	const char *file = fb_case_str(c, "scenario");
@@ -301,144 +280,41 @@ static int case_bits(const struct fb_case *c)
 	return bits;
 }
 
-/* Why an infra case is infra, in three kinds the summary counts apart. */
-static const char *infra_kind(const struct fb_case *c)
-{
-	const char *why = fb_case_str(c, "outcome.infra");
-
-	if (!why)
-		why = "";
-	if (strstr(why, "never fired"))
-		return "fault never fired";
-	if (strstr(why, "interrupted by"))
-		return "interrupted";
-	if (!strncmp(why, "target ", 7))
-		return "target not in image";
-	return "infrastructure";
-}
-
-static void rate(FILE *f, const char *name, const struct tally *t)
-{
-	fprintf(f, "| %s | %d | %d | %.0f%% | %d |\n", name, t->cases, t->detected,
-		t->cases ? 100.0 * t->detected / t->cases : 0.0, t->unsafe);
-}
-
-/* Returns the number of cases of infra kind "infrastructure". */
+/* campaign.md, written by the report library from this campaign's settings. */
 static int write_summary(const struct fb_campaign_run *cr, const struct fb_run *run,
-			 struct finding *fv, int nf)
+			 const struct finding *fv, int nf)
 {
-	const char *const *types = fb_campaign_types();
-	int ntypes = 0, nclass[FB_CLASS__COUNT] = { 0 }, nreact[FB_REACT__COUNT] = { 0 };
-	int ninfra[4] = { 0 }, warnings = 0, silent = 0;
-	static const char *const ikinds[4] = { "fault never fired", "target not in image",
-					       "interrupted", "infrastructure" };
-	char path[PATH_MAX + 32];
-
-	while (types[ntypes])
-		ntypes++;
-	struct tally by_type[ntypes + 1], by_bits[65], by_timing[4];
-	memset(by_type, 0, sizeof(by_type));
-	memset(by_bits, 0, sizeof(by_bits));
-	memset(by_timing, 0, sizeof(by_timing));
-	for (size_t i = 0; i < run->n; i++) {
-		const struct fb_case *c = &run->cases[i];
-		enum fb_class k = fb_case_class(c);
-		nclass[k]++;
-		if (k == FB_CLASS_INFRA) {
-			const char *kind = infra_kind(c);
-			for (int j = 0; j < 4; j++)
-				ninfra[j] += !strcmp(kind, ikinds[j]);
-			continue;
-		}
-		if (!c->has_outcome)
-			continue;
-		nreact[c->reaction]++;
-		warnings += c->warning;
-		silent += c->data == FB_DATA_CHANGED && c->detect == FB_DETECT_NONE;
-		bool det = c->detect != FB_DETECT_NONE;
-		bool bad = k == FB_CLASS_UNSAFE || c->warning;
-		int t = 0, b = case_bits(c), tm = fb_timing_parse(c->timing);
-		while (types[t] && strcmp(types[t], c->type))
-			t++;
-		struct tally *tv[] = { &by_type[t], &by_bits[b > 64 ? 0 : b],
-				       &by_timing[tm < 0 ? 0 : tm] };
-		for (int j = 0; j < 3; j++) {
-			tv[j]->cases++;
-			tv[j]->detected += det;
-			tv[j]->unsafe += bad;
-		}
-	}
-
-	snprintf(path, sizeof(path), "%s/campaign.md", cr->dir);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "flipbed campaign: cannot write %s: %s\n", path, strerror(errno));
-		return ninfra[3];
-	}
 	const struct fb_campaign_opts *o = cr->opts;
-	fprintf(f, "# flipbed campaign, seed %llu\n\n", (unsigned long long)o->seed);
-	fprintf(f, "%d cases generated, %zu recorded in run/cases.jsonl; kernel %s; bits 1..%u; "
-		"reseal ratio %.2f; timings ", o->count, run->n, o->kernel, o->max_bits,
-		o->reseal_ratio);
-	int ran = (int)run->n - cr->before;
-	for (char **t = o->timings; *t; t++)
-		fprintf(f, "%s%s", *t, t[1] ? "," : "");
-	fputs("; types ", f);
-	if (!o->types)
-		fputs("default (every type but mmp)", f);
-	for (char **t = o->types; t && *t; t++)
-		fprintf(f, "%s%s", *t, t[1] ? "," : "");
-	fprintf(f, ".\nThis invocation ran %d cases in %.0f s: **%.1f cases/min** (golden images "
-		"included).\n\nRe-generate the files with `build/bin/flipbed campaign --seed %llu "
-		"--count %d --kernel %s --generate`; every case file is a scenario "
-		"(`build/bin/flipbed run FILE`).\n\n", ran, cr->seconds,
-		cr->seconds > 0 ? ran * 60 / cr->seconds : 0, (unsigned long long)o->seed,
-		o->count, o->kernel);
+	struct fb_campaign_finding *found = xrealloc(NULL, (nf + 1) * sizeof(*found));
+	int *bits = xrealloc(NULL, (run->n + 1) * sizeof(*bits));
+	int *timing = xrealloc(NULL, (run->n + 1) * sizeof(*timing));
+	char path[PATH_MAX + 32];
+	int infra;
 
-	fputs("## Outcome classes\n\n| class | cases |\n|---|---|\n", f);
-	for (int k = FB_CLASS__COUNT - 1; k >= 0; k--)
-		fprintf(f, "| %s | %d |\n", fb_class_name(k), nclass[k]);
-	fputs("\n| reaction | cases |\n|---|---|\n", f);
-	for (int r = 0; r < FB_REACT__COUNT; r++)
-		fprintf(f, "| %s | %d |\n", fb_reaction_name(r), nreact[r]);
-	fprintf(f, "| WARNING/BUG/UBSAN line | %d |\n| data changed, nothing detected | %d |\n",
-		warnings, silent);
-	fputs("\n| infra kind | cases |\n|---|---|\n", f);
-	for (int j = 0; j < 4; j++)
-		fprintf(f, "| %s | %d |\n", ikinds[j], ninfra[j]);
-
-	fputs("\n## Detection rate by object type\n\nCases with a kernel outcome; *detected*: "
-	      "detect is not none; *unsafe*: panic, oops, KASAN, hang, silent data change or a "
-	      "WARNING line.\n\n| type | cases | detected | rate | unsafe |\n|---|---|---|---|---|\n", f);
-	for (int t = 0; t < ntypes; t++)
-		if (by_type[t].cases)
-			rate(f, types[t], &by_type[t]);
-	fputs("\n## Detection rate by flipped bits\n\n| bits | cases | detected | rate | unsafe |\n"
-	      "|---|---|---|---|---|\n", f);
-	for (int b = 0; b < 65; b++) {
-		char name[16];
-		snprintf(name, sizeof(name), "%d", b);
-		if (by_bits[b].cases)
-			rate(f, name, &by_bits[b]);
+	for (int i = 0; i < nf; i++)
+		found[i] = (struct fb_campaign_finding){ fv[i].title, fv[i].dir,
+							  fv[i].cases[0], fv[i].n };
+	for (size_t i = 0; i < run->n; i++) {
+		bits[i] = case_bits(&run->cases[i]);
+		timing[i] = fb_timing_parse(run->cases[i].timing);
 	}
-	fputs("\n## Detection rate by timing\n\n| timing | cases | detected | rate | unsafe |\n"
-	      "|---|---|---|---|---|\n", f);
-	for (int t = 0; t < 4; t++)
-		if (by_timing[t].cases)
-			rate(f, fb_timing_name(t), &by_timing[t]);
-
-	fprintf(f, "\n## Findings (%d distinct)\n\n", nf);
-	if (!nf)
-		fputs("None.\n", f);
-	for (int i = 0; i < nf; i++) {
-		const struct fb_case *c = fv[i].cases[0];
-		fprintf(f, "- **%s** — %d case%s, first `%s` (%s): `findings/%s/`; repro: "
-			"`build/bin/flipbed run %s --kernel %s`\n", fv[i].title, fv[i].n,
-			fv[i].n == 1 ? "" : "s", c->name, c->type, fv[i].dir,
-			fb_case_str(c, "scenario"), c->kernel);
-	}
-	fclose(f);
-	return ninfra[3];
+	struct fb_campaign_summary sum = {
+		.seed = o->seed, .count = o->count, .kernel = o->kernel,
+		.max_bits = o->max_bits, .reseal_ratio = o->reseal_ratio,
+		.timings = o->timings, .types = o->types, .all_types = fb_campaign_types(),
+		.timing_names = { fb_timing_name(FB_TIMING_REST), fb_timing_name(FB_TIMING_READ),
+				  fb_timing_name(FB_TIMING_READ_STICKY),
+				  fb_timing_name(FB_TIMING_WRITE) },
+		.ran = (int)run->n - cr->before, .seconds = cr->seconds, .bits = bits,
+		.timing = timing,
+		.findings = found, .nfindings = nf,
+	};
+	snprintf(path, sizeof(path), "%s/campaign.md", cr->dir);
+	infra = fb_report_campaign(path, run, &sum);
+	free(found);
+	free(bits);
+	free(timing);
+	return infra;
 }
 
 static int cmp_finding(const void *a, const void *b)
@@ -450,7 +326,7 @@ static int cmp_finding(const void *a, const void *b)
 
 int fb_campaign_collect(const struct fb_campaign_run *cr, int *ret_infra)
 {
-	char rdir[PATH_MAX + 8], fdir[PATH_MAX + 16], cmd[PATH_MAX + 64], title[256];
+	char rdir[PATH_MAX + 8], fdir[PATH_MAX + 16], title[256];
 	struct finding *fv = NULL;
 	struct fb_run run;
 	int nf = 0;
@@ -460,8 +336,7 @@ int fb_campaign_collect(const struct fb_campaign_run *cr, int *ret_infra)
 	if (fb_run_load(rdir, &run) < 0)
 		return -1;
 	/* rebuilt from cases.jsonl each time (a resumed campaign may change a finding's first case) */
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fdir);
-	if (system(cmd))
+	if (fb_remove_tree(fdir))
 		fprintf(stderr, "flipbed campaign: could not clear %s\n", fdir);
 	mkdir(fdir, 0755);
 	for (size_t i = 0; i < run.n; i++) {

@@ -87,6 +87,39 @@ const char *fb_case_reason(const struct fb_case *c, char *buf, size_t len);
 const char *fb_case_str(const struct fb_case *c, const char *path);
 
 /* Write DIR/summary.md, DIR/index.html, DIR/cases/<dir>/index.html, DIR/junit.xml. */
+/* A campaign's settings and findings, for campaign.md. */
+struct fb_campaign_finding {
+	const char *title;		/* the stack signature */
+	const char *dir;		/* findings/DIR */
+	const struct fb_case *first;	/* its first case */
+	int n;				/* its cases */
+};
+
+#define FB_REPORT_TIMINGS 4
+struct fb_campaign_summary {
+	unsigned long long seed;
+	int count;			/* cases generated */
+	const char *kernel;
+	unsigned max_bits;
+	double reseal_ratio;
+	char **timings, **types;	/* allowed; NULL-terminated (types NULL: all) */
+	const char *const *all_types;	/* every object type, NULL-terminated */
+	const char *timing_names[FB_REPORT_TIMINGS];
+	int ran;			/* cases this invocation ran */
+	double seconds;			/* in this time */
+	const int *bits;		/* per case of the run: bits flipped */
+	const int *timing;		/* per case: index into timing_names, or -1 */
+	const struct fb_campaign_finding *findings;
+	int nfindings;
+};
+
+/*
+ * Write campaign.md to PATH for RUN. Returns the number of cases that
+ * failed for flipbed's own reasons (infra kind "infrastructure").
+ */
+int fb_report_campaign(const char *path, const struct fb_run *run,
+		       const struct fb_campaign_summary *s);
+
 int fb_report_write(const struct fb_run *run);
 int fb_report_summary(const struct fb_run *run, FILE *out);
 int fb_report_junit(const struct fb_run *run, FILE *out);

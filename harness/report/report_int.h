@@ -52,8 +52,6 @@ void fb_plain_write(FILE *f, const char *s, size_t len);
 /* A relative path as a URL (percent-encoded), then XML-escaped. */
 void fb_url_puts(FILE *f, const char *path);
 
-/* The whole file (NUL-terminated) or NULL when it cannot be read. */
-char *fb_slurp(const char *path, size_t *len);
 /* DIR/REL/NAME, malloc'd (REL may be NULL). */
 char *fb_path(const char *dir, const char *rel, const char *name);
 bool fb_is_file(const char *path);

@@ -112,35 +112,6 @@ void fb_url_puts(FILE *f, const char *path)
 	}
 }
 
-char *fb_slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0, r;
-
-	if (!f)
-		return NULL;
-	do {
-		if (cap - n < 4096) {
-			char *nb = realloc(buf, cap = cap * 2 + 8192);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-	} while (r);
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
-
 char *fb_path(const char *dir, const char *rel, const char *name)
 {
 	char *p;

@@ -56,6 +56,7 @@ struct worker {
 	pid_t pid;
 	int index;
 	double start;
+	char priv[PATH_MAX];	/* its private directory, "" if none */
 };
 
 static void usage(FILE *f, const char *cmd)
@@ -313,25 +314,27 @@ static json_t *run_info(const struct fb_exec *e)
 			 "nproc", (int)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-static void rm_private(pid_t pid)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf /tmp/flipbed-%d", (int)pid);
-	if (system(cmd))
-		fprintf(stderr, "flipbed: could not remove /tmp/flipbed-%d\n", (int)pid);
-}
-
+/*
+ * A worker runs one case. Its private directory (nbdkit's and QEMU's
+ * sockets) is made here, by mkdtemp under $TMPDIR, and removed by the
+ * parent once the worker is reaped, however the worker ended.
+ */
 static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *g,
-			  const struct fb_run_opts *o)
+			  const struct fb_run_opts *o, char *priv, size_t len)
 {
-	pid_t pid = fork();
+	pid_t pid;
 
+	if (fb_private_dir(priv, len)) {
+		fprintf(stderr, "flipbed: %s: cannot make a private directory under %s: %s\n",
+			c->name, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
+		priv[0] = '\0';
+	}
+	pid = fork();
 	if (pid)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	proc_init();
-	_exit(fb_case_run(c, g, o) ? 1 : 0);
+	_exit(fb_case_run(c, g, o, priv) ? 1 : 0);
 }
 
 /* Seconds a case spent in each phase, from its record's "durations". */
@@ -449,7 +452,8 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 			for (int s = 0; s < jobs; s++) {
 				if (w[s].pid)
 					continue;
-				w[s].pid = start_worker(&cases->v[next], &g[next], o);
+				w[s].pid = start_worker(&cases->v[next], &g[next], o,
+							w[s].priv, sizeof(w[s].priv));
 				w[s].index = next++;
 				w[s].start = fb_now();
 				running++;
@@ -468,7 +472,9 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 			int status;
 			if (!w[s].pid || waitpid(w[s].pid, &status, WNOHANG) != w[s].pid)
 				continue;
-			rm_private(w[s].pid);
+			if (w[s].priv[0] && fb_remove_tree(w[s].priv))
+				fprintf(stderr, "flipbed: could not remove %s: %s\n", w[s].priv,
+					strerror(errno));
 			const struct fb_case_spec *c = &cases->v[w[s].index];
 			enum fb_verdict v = collect(c, o->outdir, jsonl, status, phases);
 			p.phases = realloc(p.phases, (p.done + 1) * PH__COUNT * sizeof(double));

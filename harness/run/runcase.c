@@ -38,7 +38,9 @@ struct casectx {
 	const struct fb_scenario *s;
 	const struct fb_run_opts *o;
 	char dir[PATH_MAX];		/* the case directory */
-	char priv[64];			/* /tmp/flipbed-PID: sockets */
+	char sub[PATH_MAX];		/* its name below cases/ */
+	char image[PATH_MAX + 16];	/* the case's copy of the golden image */
+	char priv[PATH_MAX];		/* the private directory of its sockets */
 	FILE *transcript;
 	struct nbd nbd;
 	char *rules[MAX_RULES];
@@ -50,6 +52,13 @@ struct casectx {
 	bool saw_baddata;
 	char infra[512];
 	json_t *target;
+	struct fb_expect expect;
+	struct fb_outcome out;
+	enum fb_verdict verdict;
+	json_t *mismatch;
+	json_t *fsck_codes;
+	char ddetail[512];		/* what the data oracle found */
+	double t0, t_image, t_boot, t_work, t_fsck;
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -461,30 +470,6 @@ static json_t *strv_json(char **v, int n)
 	return a;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (*len + 65536 > cap) {
-			cap = cap * 2 + 65536;
-			buf = realloc(buf, cap + 1);
-		}
-		size_t n = fread(buf + *len, 1, cap - *len, f);
-		*len += n;
-		if (!n)
-			break;
-	}
-	fclose(f);
-	buf[*len] = '\0';
-	return buf;
-}
-
 static json_t *faults_json(const char *path)
 {
 	json_t *a = json_array();
@@ -575,159 +560,223 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	return 0;
 }
 
-int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
-		const struct fb_run_opts *o)
+/* ---- one case: prepare, boot, judge, record ---- */
+
+/*
+ * The case directory and its transcript. Only a case directory that cannot
+ * be made leaves the case without a record (-1); every later failure is an
+ * infra reason that record_case() writes into case.json.
+ */
+static int open_case(struct casectx *x, const char *priv)
 {
-	struct casectx x = { .c = c, .s = c->scn, .o = o };
-	struct fb_outcome out = { 0 };
-	struct fb_expect e;
-	struct vm_result vr = { 0 };
-	enum fb_verdict verdict = FB_VERDICT_PASS;
-	char sub[PATH_MAX], image[PATH_MAX + 16], path[PATH_MAX + 16], why[512], ddetail[512];
-	double t0 = fb_now(), t_image = 0, t_boot = 0, t_work = 0, t_fsck = 0;
-	json_t *rec, *mismatch = json_array(), *fsck_codes = json_object();
-	char *text = NULL, *repro;
-	size_t len;
+	char sub[PATH_MAX], path[PATH_MAX + 32];
 
-	fb_case_dirname(c->name, sub, sizeof(sub));
-	snprintf(x.dir, sizeof(x.dir), "%s/cases/%s", o->outdir, sub);
-	snprintf(x.priv, sizeof(x.priv), "/tmp/flipbed-%d", getpid());
-	if ((mkdir(x.dir, 0755) && errno != EEXIST) || (mkdir(x.priv, 0700) && errno != EEXIST)) {
-		fprintf(stderr, "flipbed: %s: cannot create %s or %s: %s\n", c->name, x.dir,
-			x.priv, strerror(errno));
+	fb_case_dirname(x->c->name, sub, sizeof(sub));
+	fb_path_case_dir(x->o->outdir, sub, x->dir, sizeof(x->dir));
+	if (mkdir(x->dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "flipbed: %s: cannot create %s: %s\n", x->c->name, x->dir,
+			strerror(errno));
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/transcript.log", x.dir);
-	x.transcript = fopen(path, "w");
-	if (!x.transcript)
-		return -1;
-	setvbuf(x.transcript, NULL, _IOLBF, 0);
-	x.step_results = json_array();
-	x.nsteps = c->scn->nsteps + 1;
-	x.steps = calloc(x.nsteps, sizeof(char *));
-	for (int i = 0; i < c->scn->nsteps; i++)
-		x.steps[i] = c->scn->steps[i];
-	x.steps[x.nsteps - 1] = FB_PROBE_STEP;
+	snprintf(x->sub, sizeof(x->sub), "%s", sub);
+	snprintf(x->image, sizeof(x->image), "%s/image.raw", x->dir);
+	x->out.fsck = FB_FSCK_NOT_RUN;
+	x->out.data = FB_DATA_NOT_CHECKED;
+	x->verdict = FB_VERDICT_PASS;
+	x->mismatch = json_array();
+	x->fsck_codes = json_object();
+	x->step_results = json_array();
+	fb_scenario_expect(x->c->scn, x->c->kernel, &x->expect);
+	if (!priv || !*priv)
+		set_infra(x, "no private directory for the case's sockets (TMPDIR=%s)",
+			  getenv("TMPDIR") ? getenv("TMPDIR") : "");
+	else
+		snprintf(x->priv, sizeof(x->priv), "%s", priv);
+	snprintf(path, sizeof(path), "%s/transcript.log", x->dir);
+	x->transcript = fopen(path, "w");
+	if (!x->transcript)
+		set_infra(x, "cannot write %s: %s", path, strerror(errno));
+	else
+		setvbuf(x->transcript, NULL, _IOLBF, 0);
+	return 0;
+}
 
-	fb_scenario_expect(c->scn, c->kernel, &e);
-	snprintf(image, sizeof(image), "%s/image.raw", x.dir);
-	out.fsck = FB_FSCK_NOT_RUN;
-	out.data = FB_DATA_NOT_CHECKED;
-	ddetail[0] = '\0';
-	if (unmet(c, why, sizeof(why))) {
-		verdict = FB_VERDICT_SKIP;
-		snprintf(out.infra, sizeof(out.infra), "%s", why);
-		goto record;
+/* The image copy, the target and the rules; 0 when the case can boot. */
+static int prepare_case(struct casectx *x, const struct fb_golden *g)
+{
+	char why[512], path[PATH_MAX + 32];
+	FILE *rf;
+
+	if (x->infra[0])
+		return -1;
+	if (unmet(x->c, why, sizeof(why))) {
+		x->verdict = FB_VERDICT_SKIP;
+		snprintf(x->out.infra, sizeof(x->out.infra), "%s", why);
+		return -1;
 	}
-	if (fb_image_copy(g->path, image)) {
-		set_infra(&x, "cannot copy %s to %s: %s", g->path, image, strerror(errno));
-		goto record;
+	x->nsteps = x->c->scn->nsteps + 1;
+	x->steps = xrealloc(NULL, x->nsteps * sizeof(char *));
+	for (int i = 0; i < x->c->scn->nsteps; i++)
+		x->steps[i] = x->c->scn->steps[i];
+	x->steps[x->nsteps - 1] = FB_PROBE_STEP;
+	if (fb_image_copy(g->path, x->image)) {
+		set_infra(x, "cannot copy %s to %s: %s", g->path, x->image, strerror(errno));
+		return -1;
 	}
-	if (make_rules(&x, image))
-		goto record;
-	snprintf(path, sizeof(path), "%s/rules.txt", x.dir);
-	FILE *rf = fopen(path, "w");
-	for (int i = 0; rf && i < x.nrules; i++)
-		fprintf(rf, "%s\n", x.rules[i]);
+	if (make_rules(x, x->image))
+		return -1;
+	snprintf(path, sizeof(path), "%s/rules.txt", x->dir);
+	rf = fopen(path, "w");
+	for (int i = 0; rf && i < x->nrules; i++)
+		fprintf(rf, "%s\n", x->rules[i]);
 	if (rf)
 		fclose(rf);
-	t_image = fb_now() - t0;
+	return 0;
+}
 
-	if (boot_case(&x, image, &vr, &t_boot, &t_work) == 0) {
-		double t = fb_now();
-		snprintf(path, sizeof(path), "%s/fsck.txt", x.dir);
-		out.fsck = fsck_all(image, path, fsck_codes);
-		out.data = check_data(&x, g, image, ddetail, sizeof(ddetail));
-		t_fsck = fb_now() - t;
-	}
-	fclose(x.transcript);
-	x.transcript = NULL;
+/* After the boot: e2fsck and the data oracle on the image the guest left. */
+static void check_image(struct casectx *x, const struct fb_golden *g)
+{
+	char path[PATH_MAX + 32];
+	double t = fb_now();
 
-	snprintf(path, sizeof(path), "%s/transcript.log", x.dir);
-	text = slurp(path, &len);
-	if (text) {
-		enum fb_fsck f = out.fsck;
-		enum fb_data d = out.data;
-		char *dm = NULL;
-		fb_classify(text, len, &out);
-		out.fsck = f;
-		out.data = d;
-		if (fb_dmesg_text(text, len, &dm) == 0)
-			write_text(x.dir, "dmesg.txt", dm);
-		free(dm);
+	snprintf(path, sizeof(path), "%s/fsck.txt", x->dir);
+	x->out.fsck = fsck_all(x->image, path, x->fsck_codes);
+	x->out.data = check_data(x, g, x->image, x->ddetail, sizeof(x->ddetail));
+	x->t_fsck = fb_now() - t;
+}
+
+/* Classify the transcript and judge the outcome against the expectation. */
+static void judge_case(struct casectx *x, const struct fb_golden *g)
+{
+	char path[PATH_MAX + 32];
+	size_t len;
+	char *text;
+
+	if (x->transcript) {
+		fclose(x->transcript);
+		x->transcript = NULL;
+		snprintf(path, sizeof(path), "%s/transcript.log", x->dir);
+		text = fb_slurp(path, &len);
+		if (text) {
+			enum fb_fsck f = x->out.fsck;
+			enum fb_data d = x->out.data;
+			char *dm = NULL;
+
+			fb_classify(text, len, &x->out);
+			x->out.fsck = f;
+			x->out.data = d;
+			if (fb_dmesg_text(text, len, &dm) == 0)
+				write_text(x->dir, "dmesg.txt", dm);
+			free(dm);
+			free(text);
+		}
 	}
 	if (fb_golden_check(g))
-		set_infra(&x, "golden image %s changed during the case", g->path);
+		set_infra(x, "golden image %s changed during the case", g->path);
 	/* a fault that never fired says nothing about the kernel */
-	snprintf(path, sizeof(path), "%s/faults.jsonl", x.dir);
+	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
 	json_t *fired = faults_json(path);
-	if (x.nrules && !json_array_size(fired))
-		set_infra(&x, "the fault never fired: no request touched its bytes after it was armed at '%s' (%s)",
-			  x.s->timing == FB_TIMING_REST ? "boot" : x.s->arm, x.rules[0]);
+	if (x->nrules && !json_array_size(fired))
+		set_infra(x, "the fault never fired: no request touched its bytes after it was armed at '%s' (%s)",
+			  x->s->timing == FB_TIMING_REST ? "boot" : x->s->arm, x->rules[0]);
 	json_decref(fired);
-	if (x.infra[0] && !out.infra[0])
-		snprintf(out.infra, sizeof(out.infra), "%s", x.infra);
-	verdict = out.infra[0] ? FB_VERDICT_INFRA : judge(&out, &e, mismatch);
+	if (x->infra[0] && !x->out.infra[0])
+		snprintf(x->out.infra, sizeof(x->out.infra), "%s", x->infra);
+	x->verdict = x->out.infra[0] ? FB_VERDICT_INFRA :
+		     judge(&x->out, &x->expect, x->mismatch);
+}
 
-record:
-	/* every early exit above set x.infra: it must never read as a pass */
-	if (x.infra[0] && verdict != FB_VERDICT_SKIP) {
-		if (!out.infra[0])
-			snprintf(out.infra, sizeof(out.infra), "%s", x.infra);
-		verdict = FB_VERDICT_INFRA;
+/*
+ * A skipped case keeps its verdict; every other case with an infra reason
+ * is infra, whichever step set it: it must never read as a pass. Any infra
+ * case that ends with a signal pending may have been cut short by it
+ * (nbdkit or QEMU starting, a rule being armed, a copy, e2fsck): say so
+ * here, once for all of them, so that a resumed campaign runs it again
+ * rather than count it as flipbed's own failure.
+ */
+static void settle_verdict(struct casectx *x)
+{
+	if (x->verdict == FB_VERDICT_SKIP)
+		return;
+	if (x->infra[0]) {
+		if (!x->out.infra[0])
+			snprintf(x->out.infra, sizeof(x->out.infra), "%s", x->infra);
+		x->verdict = FB_VERDICT_INFRA;
 	}
-	/*
-	 * Any infra case that ends with a signal pending may have been cut
-	 * short by it, whichever step it was in (nbdkit or QEMU starting, a
-	 * rule being armed, a copy, e2fsck): say so here, once for all of
-	 * them, so that a resumed campaign runs it again rather than count
-	 * it as flipbed's own failure.
-	 */
-	if (verdict == FB_VERDICT_INFRA && proc_interrupted() && !strstr(out.infra, "interrupted by")) {
-		char was[sizeof(out.infra)];
+	if (x->verdict == FB_VERDICT_INFRA && proc_interrupted() &&
+	    !strstr(x->out.infra, "interrupted by")) {
+		char was[sizeof(x->out.infra)];
 
-		snprintf(was, sizeof(was), "%s", out.infra);
-		snprintf(out.infra, sizeof(out.infra), "interrupted by %s: %s",
+		snprintf(was, sizeof(was), "%s", x->out.infra);
+		snprintf(x->out.infra, sizeof(x->out.infra), "interrupted by %s: %s",
 			 strsignal(proc_interrupted()), was);
 	}
-	if (x.transcript)
-		fclose(x.transcript);
-	repro = fb_case_repro(c);
+}
+
+/* case.json: everything the case found, its verdict and its repro. */
+static int record_case(struct casectx *x, const struct fb_golden *g)
+{
+	const struct fb_case_spec *c = x->c;
+	char path[PATH_MAX + 32];
+	char *repro = fb_case_repro(c);
+	json_t *rec, *expect = json_object(), *rules = json_array();
+	int rc;
+
+	settle_verdict(x);
+	if (x->transcript) {
+		fclose(x->transcript);
+		x->transcript = NULL;
+	}
 	rec = json_pack("{s:s, s:s, s:s?, s:o, s:o, s:s, s:s}",
 			"case", c->name, "scenario", c->scn->file, "shows", c->scn->shows,
 			"groups", strv_json(c->scn->groups, c->scn->ngroups),
 			"params", params_json(c), "kernel", c->kernel, "mkfs", g->mkfs);
-	json_object_set_new(rec, "dir", json_sprintf("cases/%s", sub));
-	json_object_set_new(rec, "target", x.target ? x.target : json_null());
-	json_object_set_new(rec, "rules", json_array());
-	for (int i = 0; i < x.nrules; i++)
-		json_array_append_new(json_object_get(rec, "rules"), json_string(x.rules[i]));
-	snprintf(path, sizeof(path), "%s/faults.jsonl", x.dir);
+	json_object_set_new(rec, "dir", json_sprintf("cases/%s", x->sub));
+	json_object_set_new(rec, "target", x->target ? x->target : json_null());
+	for (int i = 0; i < x->nrules; i++)
+		json_array_append_new(rules, json_string(x->rules[i]));
+	json_object_set_new(rec, "rules", rules);
+	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
 	json_object_set_new(rec, "faults", faults_json(path));
-	json_object_set_new(rec, "steps", x.step_results);
-	write_outcome(rec, &out);
-	json_object_set_new(rec, "data_detail", json_string(ddetail));
-	json_object_set_new(rec, "fsck_exit", fsck_codes);
-	json_t *expect = json_object();
+	json_object_set_new(rec, "steps", x->step_results);
+	write_outcome(rec, &x->out);
+	json_object_set_new(rec, "data_detail", json_string(x->ddetail));
+	json_object_set_new(rec, "fsck_exit", x->fsck_codes);
 	for (int f = 0; f < FB_EXP__COUNT; f++)
-		json_object_set_new(expect, fb_expect_names[f], json_string(e.field[f]));
+		json_object_set_new(expect, fb_expect_names[f], json_string(x->expect.field[f]));
 	json_object_set_new(rec, "expect", expect);
-	json_object_set_new(rec, "verdict", json_string(fb_verdict_name(verdict)));
-	json_object_set_new(rec, "mismatch", mismatch);
+	json_object_set_new(rec, "verdict", json_string(fb_verdict_name(x->verdict)));
+	json_object_set_new(rec, "mismatch", x->mismatch);
 	json_object_set_new(rec, "durations", json_pack("{s:f, s:f, s:f, s:f, s:f}",
-		"image", t_image, "boot", t_boot, "workload", t_work, "fsck", t_fsck,
-		"total", fb_now() - t0));
+		"image", x->t_image, "boot", x->t_boot, "workload", x->t_work,
+		"fsck", x->t_fsck, "total", fb_now() - x->t0));
 	json_object_set_new(rec, "repro", json_string(repro));
-	snprintf(path, sizeof(path), "%s/case.json", x.dir);
-	int rc = json_dump_file(rec, path, JSON_INDENT(2) | JSON_SORT_KEYS);
-
-	if (!o->keep && (verdict == FB_VERDICT_PASS || verdict == FB_VERDICT_SKIP))
-		unlink(image);
-	for (int i = 0; i < x.nrules; i++)
-		free(x.rules[i]);
-	free(x.steps);
-	free(text);
+	snprintf(path, sizeof(path), "%s/case.json", x->dir);
+	rc = json_dump_file(rec, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+	if (!x->o->keep && (x->verdict == FB_VERDICT_PASS || x->verdict == FB_VERDICT_SKIP))
+		unlink(x->image);
+	for (int i = 0; i < x->nrules; i++)
+		free(x->rules[i]);
+	free(x->steps);
 	free(repro);
 	json_decref(rec);
 	return rc ? -1 : 0;
+}
+
+int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
+		const struct fb_run_opts *o, const char *priv)
+{
+	struct casectx x = { .c = c, .s = c->scn, .o = o, .t0 = fb_now() };
+	struct vm_result vr = { 0 };
+
+	if (open_case(&x, priv))
+		return -1;
+	if (prepare_case(&x, g) == 0) {
+		x.t_image = fb_now() - x.t0;
+		if (boot_case(&x, x.image, &vr, &x.t_boot, &x.t_work) == 0)
+			check_image(&x, g);
+		judge_case(&x, g);
+	}
+	return record_case(&x, g);
 }

@@ -22,13 +22,15 @@ struct fb_run_opts {
 };
 
 /*
- * Run case C against golden image G (built beforehand). Writes
- * OUTDIR/cases/<dir>/case.json and returns 0; -1 only when not even an
- * infra record could be written. Exit code semantics live in the record's
- * verdict.
+ * Run case C against golden image G (built beforehand), with PRIV the
+ * private directory for its sockets (made by the caller, who removes it;
+ * NULL or "" when it could not be made, which is recorded as infra).
+ * Writes OUTDIR/cases/<dir>/case.json and returns 0; -1 only when the case
+ * directory could not be made or case.json not written. Exit code
+ * semantics live in the record's verdict.
  */
 int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
-		const struct fb_run_opts *o);
+		const struct fb_run_opts *o, const char *priv);
 
 /* "inode/checksum:read@patched" -> "inode_checksum:read@patched" */
 void fb_case_dirname(const char *name, char *buf, size_t len);

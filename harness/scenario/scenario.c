@@ -834,3 +834,83 @@ void fb_scenario_expect(const struct fb_scenario *s, const char *kernel,
 		}
 	}
 }
+
+static void print_list(FILE *f, const char *key, char **v, int n)
+{
+	fprintf(f, "%s =", key);
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %s", v[i]);
+	fputc('\n', f);
+}
+
+static void print_populate(FILE *f, const struct fb_populate *p)
+{
+	switch (p->kind) {
+	case FB_POP_FILE:
+		fprintf(f, "file = %s %lld\n", p->path, p->bytes);
+		break;
+	case FB_POP_DIR:
+		fprintf(f, "dir = %s\n", p->path);
+		break;
+	case FB_POP_FILES:
+		fprintf(f, "files = %s %lld %lld\n", p->path, p->count, p->bytes);
+		break;
+	case FB_POP_SPARSE:
+		fprintf(f, "sparse = %s %lld\n", p->path, p->count);
+		break;
+	case FB_POP_XATTR:
+		fprintf(f, "xattr = %s %s %lld\n", p->path, p->name, p->bytes);
+		break;
+	case FB_POP_DEBUGFS:
+		fprintf(f, "debugfs = %s\n", p->name);
+		break;
+	case FB_POP_INDEX:
+		fprintf(f, "index-dirs = yes\n");
+		break;
+	case FB_POP_JOURNAL:
+		fprintf(f, "journal = %s %s\n", p->name, p->blocks);
+		break;
+	}
+}
+
+void fb_scenario_print(FILE *f, const struct fb_scenario *s, const char *kernel)
+{
+	struct fb_expect x;
+
+	fprintf(f, "[scenario]\nname = %s\nshows = %s\n", s->name, s->shows);
+	if (s->fixture)
+		fprintf(f, "fixture = %s\n", s->fixture);
+	print_list(f, "groups", s->groups, s->ngroups);
+	print_list(f, "kernels", s->kernels, s->nkernels);
+	print_list(f, "requires", s->requires, s->nrequires);
+	fprintf(f, "timeout = %u\n", s->timeout);
+	fprintf(f, "\n[mkfs]\n");
+	if (s->image)
+		fprintf(f, "image = %s\n", s->image);
+	fprintf(f, "features = %s\noptions = %s\nsize = %s\n",
+		s->features, s->mkfs_options, s->size);
+	fprintf(f, "\n[populate]\n");
+	for (int i = 0; i < s->npop; i++)
+		print_populate(f, &s->pop[i]);
+	fprintf(f, "\n[target]\ntype = %s\n", s->type);
+	if (s->path)
+		fprintf(f, "path = %s\n", s->path);
+	if (s->ino)
+		fprintf(f, "ino = %lld\n", s->ino);
+	if (s->group >= 0)
+		fprintf(f, "group = %lld\n", s->group);
+	fprintf(f, "index = %lld\nregion = %s\nbits = %u\nseed = %llu\nreseal = %s\n",
+		s->index, s->region, s->bits, (unsigned long long)s->seed,
+		s->reseal ? "yes" : "no");
+	if (s->range_len)
+		fprintf(f, "at = %lld\nlen = %lld\n", s->range_at, s->range_len);
+	fprintf(f, "\n[fault]\ntiming = %s\narm = %s\naction = %s\ncount = %lld\n",
+		fb_timing_name(s->timing), s->arm, s->action, s->count);
+	fprintf(f, "\n[workload]\n");
+	for (int i = 0; i < s->nsteps; i++)
+		fprintf(f, "step = %s\n", s->steps[i]);
+	fb_scenario_expect(s, kernel, &x);
+	fprintf(f, "\n[expect:%s]\n", kernel);
+	for (int i = 0; i < FB_EXP__COUNT; i++)
+		fprintf(f, "%s = %s\n", fb_expect_names[i], x.field[i]);
+}

@@ -80,6 +80,9 @@ struct fb_scenario {
 	char *name;		/* path below scenarios/ without .scn */
 	char *shows;
 	char *fixture;		/* scenarios/fixtures/NAME.fix, or NULL */
+	char **fixtures;	/* [scenario] fixture = A B…: with more than one,
+				   the scenario is one case per fixture */
+	int nfixtures;
 	char **groups;
 	int ngroups;
 	char **requires;	/* "kernel:VARIANT" or "program:NAME" */
@@ -136,7 +139,11 @@ int fb_scenario_read(const char *file, struct fb_entry **ret_entries, int *ret_n
 
 /*
  * Load a scenario: read FILE, apply OVERRIDES ("section.key=value", each with
- * its origin for messages), validate. Returns 0, or -1 after printing every
+ * its origin for messages), validate. The fixture is the one an override
+ * "scenario.fixture=NAME" names, or else the first the file lists. Variables
+ * come from [vars] of the fixture and the file, "vars.NAME=VALUE" overrides
+ * replace them, and every "${EXPR}" in a value is replaced by its decimal
+ * value before the value is checked. Returns 0, or -1 after printing every
  * problem found.
  */
 int fb_scenario_load(const char *file, const struct fb_entry *overrides,
@@ -161,6 +168,13 @@ const char *fb_scenario_axis(const struct fb_scenario *scn, const char *key);
  */
 void fb_scenario_expect(const struct fb_scenario *scn, const char *kernel,
 			struct fb_expect *ret);
+
+/*
+ * Print the scenario as it will run on KERNEL, in scenario-file syntax:
+ * fixture, overrides and variables applied, one line per populate entry and
+ * step, the expectation resolved. Two cases that print the same run the same.
+ */
+void fb_scenario_print(FILE *f, const struct fb_scenario *scn, const char *kernel);
 
 
 /* Split a whitespace-separated list into a NULL-terminated array (free with fb_strv_free). */

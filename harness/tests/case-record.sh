@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every case that has a case directory gets a case.json saying why it
+# failed, whichever step failed; the sockets of a case live in a private
+# directory made by mkdtemp under $TMPDIR and removed without a shell.
+#   1. transcript.log cannot be written (a directory is in its place): the
+#      record is infra and names transcript.log (not "the worker exited
+#      without a record").
+#   2. TMPDIR does not exist: the record is infra and names the private
+#      directory; nothing is made under /tmp instead.
+#   3. a normal case leaves no flipbed-* directory in $TMPDIR.
+# Groups: quick.
+. "$(dirname "$0")/lib.sh"
+need_flipbed
+need_kernel stock
+scn=$top/scenarios/inode/base-flip.scn
+args="--kernel stock --set fault.timing=rest --jobs 1"
+dir=cases/inode_base-flip@stock
+
+echo "=== transcript.log cannot be written"
+out=$T/run1
+mkdir -p "$out/$dir/transcript.log"
+"$FLIPBED" run "$scn" $args --out "$out" > "$T/log" 2>&1
+rc=$?
+cat "$T/log"
+[ $rc -eq 3 ] || fail "unwritable transcript: exit $rc, expected 3 (infra)"
+[ -f "$out/$dir/case.json" ] || fail "unwritable transcript: no case.json written"
+grep -q '"verdict": "infra"' "$out/$dir/case.json" || fail "unwritable transcript: verdict is not infra"
+grep -q '"infra": "cannot write .*transcript.log: Is a directory' "$out/$dir/case.json" ||
+	fail "unwritable transcript: the record does not name transcript.log: $(grep '"infra"' "$out/$dir/case.json")"
+
+echo "=== TMPDIR does not exist"
+out=$T/run2
+before=$(ls -d /tmp/flipbed-* 2>/dev/null | sort)
+TMPDIR=$T/missing "$FLIPBED" run "$scn" $args --out "$out" > "$T/log" 2>&1
+rc=$?
+cat "$T/log"
+[ $rc -eq 3 ] || fail "missing TMPDIR: exit $rc, expected 3 (infra)"
+grep -q '"infra": "no private directory' "$out/$dir/case.json" ||
+	fail "missing TMPDIR: the record does not name the private directory"
+grep -q "cannot make a private directory under $T/missing" "$T/log" ||
+	fail "missing TMPDIR: no message naming $T/missing"
+after=$(ls -d /tmp/flipbed-* 2>/dev/null | sort)
+[ "$before" = "$after" ] || fail "missing TMPDIR: a directory was made in /tmp instead"
+
+echo "=== a normal case leaves no private directory"
+out=$T/run3
+"$FLIPBED" run "$scn" $args --out "$out" > "$T/log" 2>&1
+rc=$?
+tail -3 "$T/log"
+[ $rc -eq 0 ] || fail "normal case: exit $rc, expected 0"
+left=$(ls -d "$T"/flipbed-* 2>/dev/null)
+[ -z "$left" ] || fail "normal case: left behind: $left"
+no_leftovers
+echo "ok"
