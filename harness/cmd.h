@@ -12,6 +12,7 @@ enum {
 	EXIT_BADINPUT = 2,	/* bad arguments or input files; nothing ran */
 	EXIT_INFRA = 3,		/* QEMU or nbdkit failed */
 	EXIT_TIMEOUT = 4,	/* the guest did not finish in time */
+	EXIT_INTERRUPTED = 130,	/* SIGINT or SIGTERM: 128 + SIGINT, as a shell reports it */
 };
 
 int cmd_boot(int argc, char **argv);

@@ -10,13 +10,44 @@
 
 #include "util.h"
 
+static void out_of_memory(void)
+{
+	perror("flipbed");
+	exit(3);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s ? s : "", n);
+
+	if (!d)
+		out_of_memory();
+	return d;
+}
+
 void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n);
-	if (!p && n) {
-		perror("flipbed");
-		exit(3);
-	}
+	if (!p && n)
+		out_of_memory();
 	return p;
 }
 
@@ -24,10 +55,8 @@ char *xstrdup(const char *s)
 {
 	char *d = strdup(s ? s : "");
 
-	if (!d) {
-		perror("flipbed");
-		exit(3);
-	}
+	if (!d)
+		out_of_memory();
 	return d;
 }
 

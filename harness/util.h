@@ -9,8 +9,11 @@
 
 #include <stddef.h>
 
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);	/* NULL is taken as "" */
+char *xstrndup(const char *s, size_t n);
 
 /*
  * The whole of file PATH as a NUL-terminated string (free it), its length

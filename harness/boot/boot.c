@@ -261,7 +261,7 @@ static void on_console(void *ctx, const char *line)
 	if (b->console)
 		printf("console %s\n", line);
 	free(b->tail[b->ntail % TAIL_LINES]);
-	b->tail[b->ntail++ % TAIL_LINES] = strdup(line);
+	b->tail[b->ntail++ % TAIL_LINES] = xstrdup(line);
 }
 
 static void on_agent(void *ctx, const char *line)

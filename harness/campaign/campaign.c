@@ -329,7 +329,7 @@ static char **pending_files(const struct campaign_args *a, const char *dir, int 
 	char sdir[PATH_MAX + 16], jsonl[PATH_MAX + 32], path[PATH_MAX + 64], name[64];
 	struct fb_run done = { 0 };
 	bool have = false;
-	char **v = calloc(a->o.count + 1, sizeof(char *));
+	char **v = xcalloc(a->o.count + 1, sizeof(char *));
 	int n = 0;
 
 	snprintf(sdir, sizeof(sdir), "%s/scenarios", dir);
@@ -346,7 +346,7 @@ static char **pending_files(const struct campaign_args *a, const char *dir, int 
 		if (ran)
 			continue;
 		fb_campaign_case_file(sdir, i, path, sizeof(path));
-		v[n++] = strdup(path);
+		v[n++] = xstrdup(path);
 	}
 	if (have)
 		fb_run_free(&done);
@@ -417,9 +417,9 @@ static int run_campaign(struct campaign_args *a, int argc, char **argv)
 	/*
 	 * Findings are what a campaign is for, not a failure; faults that never
 	 * fired are a property of the case. Exit 3 only when flipbed itself
-	 * failed somewhere (QEMU, nbdkit, a golden image), 130 when interrupted.
+	 * failed somewhere (QEMU, nbdkit, a golden image), EXIT_INTERRUPTED (130) when interrupted.
 	 */
-	if (rc == 130 || rc == EXIT_BADINPUT)
+	if (rc == EXIT_INTERRUPTED || rc == EXIT_BADINPUT)
 		return rc;
 	return infra ? EXIT_INFRA : EXIT_MET;
 }

@@ -257,7 +257,7 @@ static struct finding *find_or_add(struct finding **v, int *n, const char *title
 	for (int i = 0; i < *n; i++)
 		if (!strcmp((*v)[i].title, title))
 			return &(*v)[i];
-	*v = realloc(*v, (*n + 1) * sizeof(**v));
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
 	struct finding *f = &(*v)[(*n)++];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->title, sizeof(f->title), "%s", title);
@@ -344,7 +344,7 @@ int fb_campaign_collect(const struct fb_campaign_run *cr, int *ret_infra)
 		if (!title[0])
 			continue;
 		struct finding *f = find_or_add(&fv, &nf, title);
-		f->cases = realloc(f->cases, (f->n + 1) * sizeof(*f->cases));
+		f->cases = xrealloc(f->cases, (f->n + 1) * sizeof(*f->cases));
 		f->cases[f->n++] = &run.cases[i];
 	}
 	for (int i = 0; i < nf; i++)

@@ -26,6 +26,7 @@
 #include "campaign/campaign.h"
 #include "flipbed-ext4.h"
 #include "scenario/scenario.h"
+#include "util.h"
 
 struct recipe {
 	const char *name;
@@ -505,7 +506,7 @@ static void draw_target(struct fb_rng *rng, const char *type, struct draw *d)
 		word(d->r->targets, k, w, sizeof(w));
 		split_target(w, t, sizeof(t), p, sizeof(p));
 		if (!strcmp(t, type))
-			match[nm++] = strdup(p);
+			match[nm++] = xstrdup(p);
 	}
 	snprintf(d->type, sizeof(d->type), "%s", type);
 	snprintf(d->path, sizeof(d->path), "%s", match[fb_rng_below(rng, nm)]);

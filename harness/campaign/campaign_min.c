@@ -22,6 +22,7 @@
 #include "cmd.h"
 #include "boot/proc.h"
 #include "scenario/scenario.h"
+#include "util.h"
 
 struct mini {
 	const char *dir;	/* the finding directory */
@@ -110,7 +111,7 @@ static bool reproduces(struct mini *m, unsigned bits, char *got, size_t len)
 		return false;
 	char *files[] = { file };
 	int rc = fb_campaign_execute(files, 1, m->kernel, out, 1, false, true, "minimize", 1, argv);
-	if (rc == 130 || rc == EXIT_BADINPUT || fb_run_load(out, &run) < 0)
+	if (rc == EXIT_INTERRUPTED || rc == EXIT_BADINPUT || fb_run_load(out, &run) < 0)
 		return false;
 	if (run.n)
 		fb_finding_title(&run, &run.cases[0], got, len);
@@ -143,7 +144,7 @@ int fb_campaign_minimize(const char *finding_dir, int jobs)
 		fprintf(stderr, "flipbed campaign: cannot read %s\n", path);
 		return EXIT_BADINPUT;
 	}
-	m.dropped = calloc(m.n, sizeof(bool));
+	m.dropped = xcalloc(m.n, sizeof(bool));
 	k = find_key(&m, "target", "bits");
 	bits = k >= 0 ? (unsigned)atoi(m.e[k].value) : 1;
 	snprintf(path, sizeof(path), "%s/minimize", finding_dir);
@@ -181,7 +182,7 @@ int fb_campaign_minimize(const char *finding_dir, int jobs)
 		printf("minimized: %s (%u bit%s, %d workload step%s, %d tries)\nrepro: build/bin/flipbed run %s --kernel %s\n",
 		       path, best, best == 1 ? "" : "s", steps, steps == 1 ? "" : "s", m.tries, path,
 		       m.kernel);
-		rc = proc_interrupted() ? 130 : EXIT_MET;
+		rc = proc_interrupted() ? EXIT_INTERRUPTED : EXIT_MET;
 	}
 out:
 	for (int i = 0; i < m.n; i++) {

@@ -70,7 +70,7 @@ static char *newest_run(void)
 	DIR *d;
 
 	if (!stat(RUNS_DIR "/latest", &st) && S_ISDIR(st.st_mode))
-		return strdup(RUNS_DIR "/latest");
+		return xstrdup(RUNS_DIR "/latest");
 	d = opendir(RUNS_DIR);
 	while (d && (e = readdir(d))) {
 		char *p = e->d_name[0] == '.' ? NULL : fb_path(RUNS_DIR, NULL, e->d_name);
@@ -157,7 +157,7 @@ int cmd_show(int argc, char **argv)
 		if (is_help(argv[i]))
 			return printf("usage: %s\n", u), 0;
 		if (!strcmp(argv[i], "--run") && i + 1 < argc && !dir)
-			dir = strdup(argv[++i]);
+			dir = xstrdup(argv[++i]);
 		else if ((!strcmp(argv[i], "--inspect") || !strcmp(argv[i], "--debugfs")) && !tool)
 			tool = argv[i] + 2;
 		else if (!strcmp(argv[i], "--") && tool) {

@@ -125,12 +125,10 @@ static size_t collect(const struct fb_run *run, const char *key,
 /* Each case against the first of its group (stock first for kernel). */
 int fb_diff_by(const struct fb_run *run, const char *key, FILE *out)
 {
-	struct member *m = calloc(run->n + 1, sizeof(*m));
+	struct member *m = xcalloc(run->n + 1, sizeof(*m));
 	size_t n, base = 0, pairs = 0, nchanged = 0, skipped = 0;
 	char oa[96], ob[96];
 
-	if (!m)
-		return -1;
 	n = collect(run, key, m);
 	for (size_t i = 1; i < n; i++) {
 		const struct fb_case *a, *b;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/report_html.h"
+#include "util.h"
 
 const char fb_html_css[] =
 	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}"
@@ -69,7 +70,7 @@ static void print_meta(const struct fb_run *run, FILE *out)
 	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
 		json_t *v = json_object_get(run->info, keys[i]);
 		char *s = json_is_null(v) || !v ? NULL :
-			  json_is_string(v) ? strdup(json_string_value(v)) :
+			  json_is_string(v) ? xstrdup(json_string_value(v)) :
 			  json_dumps(v, FB_JSON_TEXT);
 
 		if (!s)

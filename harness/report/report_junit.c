@@ -114,12 +114,10 @@ static int suite_cmp(const void *a, const void *b)
 
 int fb_report_junit(const struct fb_run *run, FILE *out)
 {
-	const char **suites = calloc(run->n + 1, sizeof(*suites));
+	const char **suites = xcalloc(run->n + 1, sizeof(*suites));
 	size_t ns = 0;
 	struct counts k;
 
-	if (!suites)
-		return -1;
 	for (size_t i = 0; i < run->n; i++)
 		suites[ns++] = run->cases[i].suite;
 	qsort(suites, ns, sizeof(*suites), suite_cmp);

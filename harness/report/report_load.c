@@ -107,9 +107,9 @@ static char *suite_of(const struct fb_case *c)
 	const char *slash;
 
 	if (s && !strncmp(s, "scenarios/", 10) && (slash = strchr(s + 10, '/')))
-		return strndup(s + 10, slash - (s + 10));
+		return xstrndup(s + 10, slash - (s + 10));
 	slash = strchr(c->name, '/');
-	return slash ? strndup(c->name, slash - c->name) : strdup("(top)");
+	return slash ? xstrndup(c->name, slash - c->name) : xstrdup("(top)");
 }
 
 /*
@@ -185,7 +185,7 @@ static int load_case(struct fb_case *c, const char *text)
 	c->reseal = reseal ? json_is_true(reseal) :
 		!strcmp(str_or(c, "params.target.reseal", NULL, "no"), "yes");
 	c->suite = suite_of(c);
-	c->text = strdup(text);
+	c->text = xstrdup(text);
 	return c->suite && c->text ? 0 : -1;
 }
 
@@ -230,12 +230,7 @@ static int read_cases(struct fb_run *run, FILE *f)
 			continue;
 		if (run->n == alloc) {
 			alloc = alloc ? 2 * alloc : 64;
-			c = realloc(run->cases, alloc * sizeof(*c));
-			if (!c) {
-				ret = -1;
-				break;
-			}
-			run->cases = c;
+			run->cases = xrealloc(run->cases, alloc * sizeof(*c));
 		}
 		c = &run->cases[run->n++];
 		memset(c, 0, sizeof(*c));
@@ -279,10 +274,10 @@ int fb_run_load(const char *dir, struct fb_run *run)
 	if (!stat(dir, &st) && S_ISREG(st.st_mode)) {
 		char *slash = strrchr(dir, '/');
 
-		run->cases_path = strdup(dir);
-		run->dir = slash ? strndup(dir, slash - dir) : strdup(".");
+		run->cases_path = xstrdup(dir);
+		run->dir = slash ? xstrndup(dir, slash - dir) : xstrdup(".");
 	} else {
-		run->dir = strdup(dir);
+		run->dir = xstrdup(dir);
 		run->cases_path = fb_path(dir, NULL, "cases.jsonl");
 	}
 	if (!run->dir || !run->cases_path)

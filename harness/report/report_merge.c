@@ -95,13 +95,12 @@ static struct entry *gather(const struct fb_run *runs, int n, size_t *total)
 	*total = 0;
 	for (int i = 0; i < n; i++)
 		*total += runs[i].n;
-	e = calloc(*total + 1, sizeof(*e));
-	for (int i = 0; e && i < n; i++)
+	e = xcalloc(*total + 1, sizeof(*e));
+	for (int i = 0; i < n; i++)
 		for (size_t j = 0; j < runs[i].n; j++)
 			e[k++] = (struct entry){ &runs[i].cases[j], &runs[i] };
-	if (e)
-		qsort(e, *total, sizeof(*e), entry_cmp);
-	for (size_t i = 1; e && i < *total; i++) {
+	qsort(e, *total, sizeof(*e), entry_cmp);
+	for (size_t i = 1; i < *total; i++) {
 		if (strcmp(e[i - 1].c->name, e[i].c->name))
 			continue;
 		fprintf(stderr, "flipbed: case '%s' is in both %s:%u and %s:%u; "
@@ -145,7 +144,7 @@ static json_t *run_info(const char *out, const struct fb_run *runs, int n,
 {
 	json_t *o = json_object(), *av = json_array(), *from = json_array();
 	json_t *kernels = json_object();
-	char *copy = strdup(out);
+	char *copy = xstrdup(out);
 
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(av, json_string(argv[i]));
@@ -245,9 +244,9 @@ out:
 
 int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv)
 {
-	struct fb_run *runs = calloc(ndirs, sizeof(*runs));
+	struct fb_run *runs = xcalloc(ndirs, sizeof(*runs));
 	struct fb_run merged;
-	int ret = runs ? 0 : -1, loaded = 0;
+	int ret = 0, loaded = 0;
 
 	while (!ret && loaded < ndirs)
 		ret = fb_run_load(dirs[loaded], &runs[loaded]), loaded++;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/report_html.h"
+#include "util.h"
 
 struct page {
 	FILE *out;
@@ -241,9 +242,7 @@ static char *up_prefix(const char *dir)
 
 	for (const char *p = dir; *p; p++)
 		n += *p == '/';
-	s = malloc(3 * n + 1);
-	if (!s)
-		return NULL;
+	s = xmalloc(3 * n + 1);
 	for (size_t i = 0; i < n; i++)
 		memcpy(s + 3 * i, "../", 3);
 	s[3 * n] = '\0';

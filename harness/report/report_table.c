@@ -153,18 +153,12 @@ static int verdict_weight(enum fb_verdict v)
 
 static int fill_cells(const struct fb_run *run, struct fb_table *t)
 {
-	t->cells = calloc(t->nrows * t->ncols + 1, sizeof(*t->cells));
-	if (!t->cells)
-		return -1;
+	t->cells = xcalloc(t->nrows * t->ncols + 1, sizeof(*t->cells));
 	for (size_t i = 0; i < run->n; i++) {
 		const struct fb_case *c = &run->cases[i];
 		struct fb_cell *cell = fb_table_cell(t, find_row(t, c),
 						     find_col(t, c));
-		size_t *idx = realloc(cell->idx, (cell->n + 1) * sizeof(*idx));
-
-		if (!idx)
-			return -1;
-		cell->idx = idx;
+		cell->idx = xrealloc(cell->idx, (cell->n + 1) * sizeof(*cell->idx));
 		if (!cell->n || verdict_weight(c->verdict) >
 				verdict_weight(cell->mark))
 			cell->mark = c->verdict;
@@ -181,10 +175,8 @@ static int fill_cells(const struct fb_run *run, struct fb_table *t)
 int fb_table_build(const struct fb_run *run, struct fb_table *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->rows = calloc(run->n + 1, sizeof(*t->rows));
-	t->cols = calloc(run->n + 1, sizeof(*t->cols));
-	if (!t->rows || !t->cols)
-		return -1;
+	t->rows = xcalloc(run->n + 1, sizeof(*t->rows));
+	t->cols = xcalloc(run->n + 1, sizeof(*t->cols));
 	for (size_t i = 0; i < run->n; i++) {
 		if (add_row(t, &run->cases[i]))
 			return -1;

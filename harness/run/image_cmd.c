@@ -20,6 +20,7 @@
 #include "cmd.h"
 #include "scenario/scenario.h"
 #include "options.h"
+#include "util.h"
 
 #define MAX_EXPECT 8
 
@@ -119,7 +120,7 @@ static int write_workload(FILE *f, const char *w)
 		fputs("step = mount\n", f);
 		return 0;
 	}
-	char *copy = strdup(w), *save = NULL;
+	char *copy = xstrdup(w), *save = NULL;
 	int n = 0;
 	for (char *s = strtok_r(copy, ";", &save); s; s = strtok_r(NULL, ";", &save)) {
 		s += strspn(s, " ");
@@ -137,7 +138,7 @@ static int write_workload(FILE *f, const char *w)
 /* "detect=csum,reaction=remount-ro|mount-refused" into [expect] lines. */
 static int write_expect(FILE *f, const char *spec)
 {
-	char *copy = strdup(spec ? spec : ""), *save = NULL;
+	char *copy = xstrdup(spec ? spec : ""), *save = NULL;
 	bool set[FB_EXP__COUNT] = { false };
 	int rc = 0;
 

@@ -12,6 +12,7 @@
 
 #include "guest/agent.h"
 #include "run/manifest.h"
+#include "util.h"
 
 static errcode_t open_fs(const char *image, ext2_filsys *ret)
 {
@@ -72,9 +73,9 @@ static int on_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *de, int of
 		if (LINUX_S_ISDIR(inode.i_mode) && strcmp(w->path, "/lost+found")) {
 			walk_dir(w, de->inode);
 		} else if (LINUX_S_ISREG(inode.i_mode)) {
-			struct fb_manifest_entry e = { .path = strdup(w->path) };
+			struct fb_manifest_entry e = { .path = xstrdup(w->path) };
 			if (file_digest(w->fs, de->inode, &e.size, &e.hash) == 0) {
-				w->m->v = realloc(w->m->v, (w->m->n + 1) * sizeof(e));
+				w->m->v = xrealloc(w->m->v, (w->m->n + 1) * sizeof(e));
 				w->m->v[w->m->n++] = e;
 			} else {
 				free(e.path);
@@ -136,8 +137,8 @@ int fb_manifest_load(const char *file, struct fb_manifest *ret)
 	if (!f)
 		return -1;
 	while (fscanf(f, "%llx %llu %4095[^\n]", &h, &sz, path) == 3) {
-		ret->v = realloc(ret->v, (ret->n + 1) * sizeof(*ret->v));
-		ret->v[ret->n++] = (struct fb_manifest_entry){ strdup(path), sz, h };
+		ret->v = xrealloc(ret->v, (ret->n + 1) * sizeof(*ret->v));
+		ret->v[ret->n++] = (struct fb_manifest_entry){ xstrdup(path), sz, h };
 	}
 	fclose(f);
 	return 0;

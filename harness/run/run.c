@@ -477,7 +477,7 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 					strerror(errno));
 			const struct fb_case_spec *c = &cases->v[w[s].index];
 			enum fb_verdict v = collect(c, o->outdir, jsonl, status, phases);
-			p.phases = realloc(p.phases, (p.done + 1) * PH__COUNT * sizeof(double));
+			p.phases = xrealloc(p.phases, (p.done + 1) * PH__COUNT * sizeof(double));
 			memcpy(p.phases + p.done * PH__COUNT, phases, sizeof(phases));
 			p.done++;
 			p.count[v]++;
@@ -520,7 +520,7 @@ static int finish(const char *outdir, json_t *info, bool ktap, bool interrupted)
 	status = fb_run_status(&run);
 	fb_run_free(&run);
 	printf("\nresults: %s/summary.md, %s/index.html\n", outdir, outdir);
-	return interrupted ? 130 : status;
+	return interrupted ? EXIT_INTERRUPTED : status;
 }
 
 static int run_main(int argc, char **argv, const char *matrix)
@@ -580,8 +580,8 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 	if (make_outdir(e->out, outdir, sizeof(outdir)) < 0)
 		return EXIT_INFRA;
 	fprintf(stderr, "flipbed: %d cases, %d at a time, results in %s\n", cases->n, e->jobs, outdir);
-	g = calloc(cases->n, sizeof(*g));
-	if (!g || prepare_goldens(cases, g) < 0) {
+	g = xcalloc(cases->n, sizeof(*g));
+	if (prepare_goldens(cases, g) < 0) {
 		free(g);
 		return EXIT_INFRA;
 	}

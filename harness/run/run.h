@@ -27,7 +27,7 @@ struct fb_exec {
 /*
  * Run CASES and write the run directory. Returns the exit status: 0 every
  * case met its expectation, 1 some did not, 2 something is not built,
- * 3 infrastructure failure, 130 interrupted.
+ * 3 infrastructure failure, EXIT_INTERRUPTED (130) interrupted.
  */
 int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e);
 

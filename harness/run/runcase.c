@@ -368,7 +368,7 @@ static int mutated_paths(const struct fb_scenario *s, char **out, int max)
 		case STEP_RENAME:
 		case STEP_MKDIR:
 			for (int a = 0; a < st.argc && n < max && a < (st.id == STEP_RENAME ? 2 : 1); a++)
-				out[n++] = strdup(st.argv[a]);
+				out[n++] = xstrdup(st.argv[a]);
 			break;
 		default:
 			break;

@@ -3,8 +3,8 @@
 # flipbed itself, over 200 cases in all (188 + 12; 7.5 minutes measured on
 # 2 idle cores, 15 beside a 2-job campaign).
 #   1. 188 cases, 2 jobs; one QEMU is killed mid-case: that case is infra
-#      (never a kernel outcome); nothing is left running, no
-#      /tmp/flipbed-PID directory or socket of a worker stays, no case
+#      (never a kernel outcome); nothing is left running, no private
+#      directory or socket of a worker stays ($TMPDIR/flipbed-*), no case
 #      image stays (only findings' image.qcow2), campaign.md counts every
 #      case, and running it again runs nothing (resume).
 #   2. 12 more cases (another seed) interrupted with SIGINT: exit 130,
@@ -20,7 +20,7 @@ need_tools sha256sum qemu-img
 workers=$T/workers
 : > "$workers"
 # Record the worker processes of flipbed PID (their QEMU and sockets live
-# in /tmp/flipbed-WORKER) until it exits; with KILL_QEMU=1 also kill the
+# in a private directory under $TMPDIR) until it exits; with KILL_QEMU=1 also kill the
 # first QEMU seen after 3 finished cases, once.
 watch() {
 	killed=0
@@ -38,11 +38,11 @@ watch() {
 }
 
 no_trace() {
+	# the workers' QEMU and nbdkit name their private directory under $T:
+	# no_leftovers finds any of them still running
 	no_leftovers
-	for w in $(cat "$workers"); do
-		left=$(ps -eo pid,args | grep -e "/tmp/flipbed-$w/" | grep -v grep)
-		[ -z "$left" ] || fail "$1: processes of worker $w left: $left"
-		[ ! -e "/tmp/flipbed-$w" ] || fail "$1: /tmp/flipbed-$w (sockets) left behind"
+	for d in "$T"/flipbed-??????; do
+		[ ! -e "$d" ] || fail "$1: $d (a worker's sockets) left behind"
 	done
 	imgs=$(find "$2/run/cases" -name image.raw | head -3)
 	[ -z "$imgs" ] || fail "$1: case images left: $imgs"

@@ -25,11 +25,11 @@ for sig in INT TERM; do
 	rc=$?
 	sleep 1
 	# workers and their QEMU/nbdkit run with the run directory or their
-	# /tmp/flipbed-PID directory in their command lines
+	# private directory (under this test's TMPDIR) in their command lines
 	left=$(ps -eo pid,args | grep -E "qemu-system|nbdkit|flipbed matrix" | grep -v grep |
 		while read -r p args; do
 			case " $before " in *" $p "*) continue ;; esac
-			case "$args" in *"$out"*|*/tmp/flipbed-[0-9]*) echo "$p $args" ;; esac
+			case "$args" in *"$out"*|*"$T"/flipbed-*) echo "$p $args" ;; esac
 		done)
 	if [ -n "$left" ]; then
 		echo "FAIL SIG$sig: processes left:"; echo "$left"; fail=1
@@ -42,8 +42,8 @@ for sig in INT TERM; do
 	fi
 	n=$(wc -l < "$out/run/cases.jsonl" 2>/dev/null || echo 0)
 	echo "SIG$sig: exit $rc, $n cases recorded, nothing left running"
-	ls -d /tmp/flipbed-[0-9]* 2>/dev/null | while read d; do
-		pid=${d##*-}; kill -0 "$pid" 2>/dev/null || echo "FAIL SIG$sig: $d left behind"
+	for d in "$T"/flipbed-??????; do
+		[ -e "$d" ] && echo "FAIL SIG$sig: $d left behind"
 	done | grep FAIL && fail=1
 	rm -rf "$out"
 done
