@@ -15,10 +15,20 @@ enum {
 	EXIT_INTERRUPTED = 130,	/* SIGINT or SIGTERM: 128 + SIGINT, as a shell reports it */
 };
 
-int cmd_boot(int argc, char **argv);
-int cmd_run(int argc, char **argv);	/* run.c */
-int cmd_matrix(int argc, char **argv);	/* run.c */
-int cmd_campaign(int argc, char **argv);	/* campaign.c */
-int cmd_image(int argc, char **argv);	/* image_cmd.c */
+int cmd_boot(int argc, char **argv);		/* boot/boot.c */
+int cmd_run(int argc, char **argv);		/* run/run.c */
+int cmd_matrix(int argc, char **argv);		/* run/run.c */
+int cmd_image(int argc, char **argv);		/* run/image_cmd.c */
+int cmd_campaign(int argc, char **argv);	/* campaign/campaign.c */
+
+/*
+ * The results commands (report/report_cmds.c). report and merge return the
+ * run's status (fb_run_status), show 0, diff 0 when no outcome changed and
+ * 1 when one did; 2 for bad input everywhere.
+ */
+int cmd_report(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

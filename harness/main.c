@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "report/report.h"
 
 static const struct {
 	const char *name;

@@ -41,7 +41,7 @@ struct boot {
 	int nrules;
 	struct rule_at at[MAX_RULES];
 	int nat;
-	struct nbd nbd;
+	struct fb_nbd nbd;
 	char *tail[TAIL_LINES];		/* the console's last lines */
 	int ntail;
 	int bad_rule;
@@ -240,7 +240,7 @@ static int arm(struct boot *b, const char *where, const char *rule)
 	int rc;
 
 	snprintf(line, sizeof(line), "add %s", rule);
-	rc = nbd_control(&b->nbd, line, reply, sizeof(reply));
+	rc = fb_nbd_control(&b->nbd, line, reply, sizeof(reply));
 	printf("flipbed: %s: add %s -> %s\n", where, rule, reply);
 	if (rc > 0) {
 		b->bad_rule = 1;
@@ -271,7 +271,7 @@ static void on_agent(void *ctx, const char *line)
 
 	printf("%s\n", line);
 	if (sscanf(line, "step %d ", &n) == 1 && n >= 1 && n <= b->nsteps)
-		vm_step_result(line, n, b->steps[n - 1], b->result[n - 1],
+		fb_vm_step_result(line, n, b->steps[n - 1], b->result[n - 1],
 			       sizeof(b->result[n - 1]));
 }
 
@@ -287,7 +287,7 @@ static int on_wait(void *ctx, const char *name)
 	return 0;
 }
 
-static void print_times(const struct vm_times *t)
+static void print_times(const struct fb_vm_times *t)
 {
 	char s[5][32];
 	const double v[5] = {
@@ -330,25 +330,25 @@ static int judge(struct boot *b)
 static int boot(struct boot *b, const char *kernel, const char *initrd,
 		const char *plugin, const char *dir)
 {
-	struct nbd_config nc = { b->image, *plugin ? plugin : NULL, b->faultlog, dir };
-	struct vm_config vc = {
+	struct fb_nbd_config nc = { b->image, *plugin ? plugin : NULL, b->faultlog, dir };
+	struct fb_vm_config vc = {
 		.kernel = kernel, .initrd = initrd, .disk_sock = b->nbd.sock, .dir = dir,
 		.source = b->source,
 		.mem_mb = fb_kernel_find(b->variant)->mem_mb,
 		.timeout = b->timeout, .steps = b->steps, .nsteps = b->nsteps,
 		.peer = &b->nbd.proc,
 	};
-	struct vm_hooks hooks = { b, on_console, on_agent, on_wait };
-	struct vm_result r;
+	struct fb_vm_hooks hooks = { b, on_console, on_agent, on_wait };
+	struct fb_vm_result r;
 	char why[1024];
 	int rc, unmet;
 
 	if (!*plugin)
 		printf("flipbed: serving %s with nbdkit's file plugin (the flipbed plugin is not built)\n",
 		       b->image);
-	if (nbd_start(&b->nbd, &nc, why, sizeof(why))) {
-		if (proc_interrupted())
-			return 128 + proc_interrupted();
+	if (fb_nbd_start(&b->nbd, &nc, why, sizeof(why))) {
+		if (fb_proc_interrupted())
+			return 128 + fb_proc_interrupted();
 		fprintf(stderr, "flipbed boot: %s\n", why);
 		return EXIT_INFRA;
 	}
@@ -356,21 +356,21 @@ static int boot(struct boot *b, const char *kernel, const char *initrd,
 	for (int i = 0; i < b->nrules; i++)
 		if ((rc = arm(b, "before boot", b->rules[i])))
 			return rc;
-	vm_run(&vc, &hooks, &r);
-	nbd_stop(&b->nbd);
-	if (r.end != VM_END_CLEAN && !b->console)
+	fb_vm_run(&vc, &hooks, &r);
+	fb_nbd_stop(&b->nbd);
+	if (r.end != FB_VM_END_CLEAN && !b->console)
 		for (int i = b->ntail > TAIL_LINES ? b->ntail - TAIL_LINES : 0; i < b->ntail; i++)
 			printf("console %s\n", b->tail[i % TAIL_LINES]);
 	unmet = judge(b);
 	print_times(&r.t);
-	printf("flipbed: guest end: %s: %s\n", vm_end_name(r.end), r.why);
+	printf("flipbed: guest end: %s: %s\n", fb_vm_end_name(r.end), r.why);
 	switch (r.end) {
-	case VM_END_CLEAN: return unmet ? EXIT_UNMET : EXIT_MET;
-	case VM_END_REBOOT: return EXIT_UNMET;
-	case VM_END_INFRA: return EXIT_INFRA;
-	case VM_END_TIMEOUT: return EXIT_TIMEOUT;
-	case VM_END_INTERRUPTED: return 128 + proc_interrupted();
-	case VM_END_ABORTED: return b->bad_rule ? EXIT_BADINPUT : EXIT_INFRA;
+	case FB_VM_END_CLEAN: return unmet ? EXIT_UNMET : EXIT_MET;
+	case FB_VM_END_REBOOT: return EXIT_UNMET;
+	case FB_VM_END_INFRA: return EXIT_INFRA;
+	case FB_VM_END_TIMEOUT: return EXIT_TIMEOUT;
+	case FB_VM_END_INTERRUPTED: return 128 + fb_proc_interrupted();
+	case FB_VM_END_ABORTED: return b->bad_rule ? EXIT_BADINPUT : EXIT_INFRA;
 	}
 	return EXIT_INFRA;
 }
@@ -386,12 +386,12 @@ int cmd_boot(int argc, char **argv)
 	    (rc = check_image(b.image)) || (rc = check_source(b.source)) ||
 	    (rc = check_built(&b, kernel, initrd, plugin)))
 		return rc;
-	if (proc_init() < 0 || fb_private_dir(dir, sizeof(dir))) {
+	if (fb_proc_init() < 0 || fb_private_dir(dir, sizeof(dir))) {
 		fprintf(stderr, "flipbed boot: cannot make a directory %s: %s\n", dir, strerror(errno));
 		return EXIT_INFRA;
 	}
 	rc = boot(&b, kernel, initrd, plugin, dir);
-	proc_kill_all();
+	fb_proc_kill_all();
 	if (rc == EXIT_INFRA)
 		fprintf(stderr, "flipbed boot: logs kept in %s\n", dir);
 	else

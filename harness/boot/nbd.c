@@ -47,17 +47,17 @@ static int pidfile_written(const char *path)
 	return ok;
 }
 
-static int failed(struct nbd *n, char *why, size_t len, const char *what)
+static int failed(struct fb_nbd *n, char *why, size_t len, const char *what)
 {
 	char tail[512];
 
 	error_line(n->log, tail, sizeof(tail));
 	snprintf(why, len, "nbdkit %s: %s (log %s)", what, tail, n->log);
-	nbd_stop(n);
+	fb_nbd_stop(n);
 	return -1;
 }
 
-int nbd_start(struct nbd *n, const struct nbd_config *c, char *why, size_t len)
+int fb_nbd_start(struct fb_nbd *n, const struct fb_nbd_config *c, char *why, size_t len)
 {
 	char pidfile[PATH_MAX], file[PATH_MAX + 8], ctl[PATH_MAX + 8],
 	     flog[PATH_MAX + 16], deflog[PATH_MAX];
@@ -91,7 +91,7 @@ int nbd_start(struct nbd *n, const struct nbd_config *c, char *why, size_t len)
 	argv[i] = NULL;
 
 	err = open(n->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (err < 0 || proc_spawn(&n->proc, "nbdkit", argv, -1, -1, err)) {
+	if (err < 0 || fb_proc_spawn(&n->proc, "nbdkit", argv, -1, -1, err)) {
 		snprintf(why, len, "cannot start nbdkit: %s", strerror(errno));
 		if (err >= 0)
 			close(err);
@@ -101,16 +101,16 @@ int nbd_start(struct nbd *n, const struct nbd_config *c, char *why, size_t len)
 	for (int t = 0; t < 2000; t++) {
 		if (pidfile_written(pidfile))
 			return 0;
-		if (proc_reap(&n->proc, 0))
-			return failed(n, why, len, proc_describe(&n->proc));
-		if (proc_interrupted())
+		if (fb_proc_reap(&n->proc, 0))
+			return failed(n, why, len, fb_proc_describe(&n->proc));
+		if (fb_proc_interrupted())
 			return failed(n, why, len, "start interrupted");
 		nanosleep(&tick, NULL);
 	}
 	return failed(n, why, len, "did not serve within 10 s");
 }
 
-static int ctl_connect(struct nbd *n, char *reply, size_t len)
+static int ctl_connect(struct fb_nbd *n, char *reply, size_t len)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 
@@ -137,7 +137,7 @@ static int ctl_connect(struct nbd *n, char *reply, size_t len)
 	return 0;
 }
 
-int nbd_control(struct nbd *n, const char *line, char *reply, size_t len)
+int fb_nbd_control(struct fb_nbd *n, const char *line, char *reply, size_t len)
 {
 	char buf[1024];
 	size_t got = 0;
@@ -170,15 +170,15 @@ int nbd_control(struct nbd *n, const char *line, char *reply, size_t len)
 	return 1;
 }
 
-int nbd_alive(struct nbd *n)
+int fb_nbd_alive(struct fb_nbd *n)
 {
-	return n->proc.pid && !proc_reap(&n->proc, 0);
+	return n->proc.pid && !fb_proc_reap(&n->proc, 0);
 }
 
-void nbd_stop(struct nbd *n)
+void fb_nbd_stop(struct fb_nbd *n)
 {
 	if (n->ctl_fd >= 0)
 		close(n->ctl_fd);
 	n->ctl_fd = -1;
-	proc_kill(&n->proc);
+	fb_proc_kill(&n->proc);
 }

@@ -11,15 +11,15 @@
 
 #include "boot/proc.h"
 
-struct nbd_config {
+struct fb_nbd_config {
 	const char *image;	/* served read-write, in place */
 	const char *plugin;	/* path of nbdkit-flipbed-plugin.so, or NULL: file plugin */
 	const char *faultlog;	/* flipbed plugin only; NULL = DIR/faultlog.jsonl */
 	const char *dir;	/* private directory for the sockets and logs */
 };
 
-struct nbd {
-	struct proc proc;
+struct fb_nbd {
+	struct fb_proc proc;
 	char sock[PATH_MAX];	/* the NBD socket QEMU connects to */
 	char ctl[PATH_MAX];	/* the control socket ("" with the file plugin) */
 	char log[PATH_MAX];	/* nbdkit's stderr */
@@ -30,19 +30,19 @@ struct nbd {
  * Start nbdkit and wait until it serves (at most 10 s). Returns 0, or -1
  * with a one-line reason in WHY (the tail of nbdkit's log included).
  */
-int nbd_start(struct nbd *n, const struct nbd_config *c, char *why, size_t len);
+int fb_nbd_start(struct fb_nbd *n, const struct fb_nbd_config *c, char *why, size_t len);
 
 /*
  * Send one control line ("add on=read offset=... flip=3") and read the
  * answer into REPLY. Returns 0 for "ok ...", 1 for "err ..." (REPLY says
  * why), -1 when the server cannot be reached (REPLY says why).
  */
-int nbd_control(struct nbd *n, const char *line, char *reply, size_t len);
+int fb_nbd_control(struct fb_nbd *n, const char *line, char *reply, size_t len);
 
 /* Whether nbdkit is still running (reaps it when it is not). */
-int nbd_alive(struct nbd *n);
+int fb_nbd_alive(struct fb_nbd *n);
 
 /* Stop nbdkit (it flushes nothing: the file plugin writes through). */
-void nbd_stop(struct nbd *n);
+void fb_nbd_stop(struct fb_nbd *n);
 
 #endif

@@ -15,7 +15,7 @@
 
 #define MAX_CHILDREN 16
 
-static struct proc *children[MAX_CHILDREN];
+static struct fb_proc *children[MAX_CHILDREN];
 static int event_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t interrupted;
 
@@ -32,7 +32,7 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-int proc_init(void)
+int fb_proc_init(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
 	static pid_t owner;
@@ -48,7 +48,7 @@ int proc_init(void)
 		close(event_pipe[0]);
 		close(event_pipe[1]);
 	} else {
-		atexit(proc_kill_all);
+		atexit(fb_proc_kill_all);
 	}
 	event_pipe[0] = fds[0];
 	event_pipe[1] = fds[1];
@@ -60,17 +60,17 @@ int proc_init(void)
 	return event_pipe[0];
 }
 
-int proc_events_fd(void)
+int fb_proc_events_fd(void)
 {
 	return event_pipe[0];
 }
 
-int proc_interrupted(void)
+int fb_proc_interrupted(void)
 {
 	return interrupted;
 }
 
-void proc_clear_events(void)
+void fb_proc_clear_events(void)
 {
 	char buf[64];
 
@@ -78,7 +78,7 @@ void proc_clear_events(void)
 		;
 }
 
-static void track(struct proc *p, int add)
+static void track(struct fb_proc *p, int add)
 {
 	for (int i = 0; i < MAX_CHILDREN; i++) {
 		if (add && !children[i]) {
@@ -109,7 +109,7 @@ static void child_setup(pid_t parent, int in, int out, int err)
 	dup2(err >= 0 ? err : null, 2);
 }
 
-int proc_spawn(struct proc *p, const char *name, char *const argv[], int in,
+int fb_proc_spawn(struct fb_proc *p, const char *name, char *const argv[], int in,
 	       int out, int err)
 {
 	pid_t parent = getpid();
@@ -144,7 +144,7 @@ int proc_spawn(struct proc *p, const char *name, char *const argv[], int in,
 	track(p, 1);
 	if (read(report[0], &child_errno, sizeof(child_errno)) == sizeof(child_errno)) {
 		close(report[0]);
-		proc_reap(p, 1);
+		fb_proc_reap(p, 1);
 		errno = child_errno;
 		return -1;
 	}
@@ -152,7 +152,7 @@ int proc_spawn(struct proc *p, const char *name, char *const argv[], int in,
 	return 0;
 }
 
-int proc_reap(struct proc *p, int wait)
+int fb_proc_reap(struct fb_proc *p, int wait)
 {
 	pid_t r;
 
@@ -168,23 +168,23 @@ int proc_reap(struct proc *p, int wait)
 	return 1;
 }
 
-void proc_kill(struct proc *p)
+void fb_proc_kill(struct fb_proc *p)
 {
 	if (!p->pid)
 		return;
 	kill(-p->pid, SIGKILL);
 	kill(p->pid, SIGKILL);
-	proc_reap(p, 1);
+	fb_proc_reap(p, 1);
 }
 
-void proc_kill_all(void)
+void fb_proc_kill_all(void)
 {
 	for (int i = 0; i < MAX_CHILDREN; i++)
 		if (children[i])
-			proc_kill(children[i]);
+			fb_proc_kill(children[i]);
 }
 
-const char *proc_describe(const struct proc *p)
+const char *fb_proc_describe(const struct fb_proc *p)
 {
 	static char buf[64];
 

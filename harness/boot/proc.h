@@ -3,7 +3,7 @@
  *
  * Every child runs in its own process group with PR_SET_PDEATHSIG=SIGKILL,
  * so it dies when flipbed dies, even by SIGKILL. Children are registered
- * while alive; proc_kill_all() (also run at exit) kills and reaps them.
+ * while alive; fb_proc_kill_all() (also run at exit) kills and reaps them.
  * SIGINT, SIGTERM and SIGHUP are turned into a readable file descriptor so
  * an event loop can notice them, clean up and exit.
  */
@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-struct proc {
+struct fb_proc {
 	pid_t pid;		/* 0 once reaped */
 	const char *name;	/* for messages: "qemu", "nbdkit" */
 	int status;		/* waitpid status once reaped */
@@ -22,41 +22,41 @@ struct proc {
 
 /*
  * Install the signal handlers and the atexit cleanup, first thing. Returns
- * proc_events_fd(), or -1. Calling it again returns the same fd, except in
+ * fb_proc_events_fd(), or -1. Calling it again returns the same fd, except in
  * a forked child, which gets an event pipe of its own (so parent and child
  * do not take each other's wake-ups).
  */
-int proc_init(void);
+int fb_proc_init(void);
 
 /*
  * A non-blocking fd that becomes readable on SIGINT/SIGTERM/SIGHUP (and
  * SIGCHLD, so event loops can reap children).
  */
-int proc_events_fd(void);
+int fb_proc_events_fd(void);
 
 /* The terminating signal received (SIGINT, SIGTERM, SIGHUP), or 0. */
-int proc_interrupted(void);
+int fb_proc_interrupted(void);
 
-/* Empty the fd returned by proc_init() after poll() said it is readable. */
-void proc_clear_events(void);
+/* Empty the fd returned by fb_proc_init() after poll() said it is readable. */
+void fb_proc_clear_events(void);
 
 /*
  * Start ARGV (searched in PATH) with stdin from IN, stdout to OUT, stderr to
  * ERR (-1 = /dev/null). Returns 0, or -1 with errno (exec failures included).
  */
-int proc_spawn(struct proc *p, const char *name, char *const argv[], int in,
+int fb_proc_spawn(struct fb_proc *p, const char *name, char *const argv[], int in,
 	       int out, int err);
 
 /* Reap P if it has exited (WAIT: block until it has). 1 if reaped. */
-int proc_reap(struct proc *p, int wait);
+int fb_proc_reap(struct fb_proc *p, int wait);
 
 /* SIGKILL P's process group and reap it. */
-void proc_kill(struct proc *p);
+void fb_proc_kill(struct fb_proc *p);
 
 /* Kill and reap every registered child. */
-void proc_kill_all(void);
+void fb_proc_kill_all(void);
 
 /* "exited with status 1", "killed by signal 9" for P's status. */
-const char *proc_describe(const struct proc *p);
+const char *fb_proc_describe(const struct fb_proc *p);
 
 #endif

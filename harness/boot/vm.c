@@ -24,10 +24,10 @@ struct linebuf {
 };
 
 struct run {
-	const struct vm_config *c;
-	const struct vm_hooks *h;
-	struct vm_result *r;
-	struct proc qemu;
+	const struct fb_vm_config *c;
+	const struct fb_vm_hooks *h;
+	struct fb_vm_result *r;
+	struct fb_proc qemu;
 	struct timespec start;
 	int con_fd, agent_fd, events_fd;
 	struct linebuf con, agent;
@@ -50,7 +50,7 @@ static double cpu_seconds(const struct rusage *u)
 	       u->ru_stime.tv_sec + u->ru_stime.tv_usec / 1e6;
 }
 
-const char *vm_end_name(enum vm_end e)
+const char *fb_vm_end_name(enum fb_vm_end e)
 {
 	static const char *names[] = { "clean", "reboot", "infra", "timeout",
 				       "interrupted", "aborted" };
@@ -58,7 +58,7 @@ const char *vm_end_name(enum vm_end e)
 	return names[e];
 }
 
-const char *vm_step_result(const char *line, int n, const char *text,
+const char *fb_vm_step_result(const char *line, int n, const char *text,
 			   char *result, size_t len)
 {
 	char head[64];
@@ -117,7 +117,7 @@ static void send_line(struct run *x, const char *fmt, const char *arg)
 	}
 }
 
-static void end(struct run *x, enum vm_end e, const char *fmt, const char *arg)
+static void end(struct run *x, enum fb_vm_end e, const char *fmt, const char *arg)
 {
 	if (x->done)
 		return;
@@ -128,7 +128,7 @@ static void end(struct run *x, enum vm_end e, const char *fmt, const char *arg)
 
 static void on_agent_line(struct run *x, char *line)
 {
-	struct vm_result *r = x->r;
+	struct fb_vm_result *r = x->r;
 
 	if (x->h->agent)
 		x->h->agent(x->h->ctx, line);
@@ -139,8 +139,8 @@ static void on_agent_line(struct run *x, char *line)
 		send_line(x, "%s\n", "go");
 	} else if (!strncmp(line, "wait ", 5)) {
 		if (x->h->wait && x->h->wait(x->h->ctx, line + 5)) {
-			end(x, VM_END_ABORTED, "stopped at wait %s", line + 5);
-			proc_kill(&x->qemu);
+			end(x, FB_VM_END_ABORTED, "stopped at wait %s", line + 5);
+			fb_proc_kill(&x->qemu);
 			return;
 		}
 		send_line(x, "continue %s\n", line + 5);
@@ -203,7 +203,7 @@ static int pump(struct run *x, int *fd, struct linebuf *b,
 
 static void build_argv(struct run *x, char **argv)
 {
-	const struct vm_config *c = x->c;
+	const struct fb_vm_config *c = x->c;
 	int i = 0;
 
 	snprintf(x->mem, sizeof(x->mem), "%d", c->mem_mb);
@@ -282,7 +282,7 @@ static int start_qemu(struct run *x)
 	}
 	build_argv(x, argv);
 	clock_gettime(CLOCK_MONOTONIC, &x->start);
-	rc = proc_spawn(&x->qemu, "qemu", argv, -1, out[1], err);
+	rc = fb_proc_spawn(&x->qemu, "qemu", argv, -1, out[1], err);
 	if (rc)
 		snprintf(x->r->why, sizeof(x->r->why), "cannot start %s: %s", argv[0],
 			 strerror(errno));
@@ -300,7 +300,7 @@ static int connect_agent(struct run *x)
 	int n = snprintf(a.sun_path, sizeof(a.sun_path), "%s/agent.sock", x->c->dir);
 
 	if (n >= (int)sizeof(a.sun_path)) {
-		end(x, VM_END_INFRA, "%s: the agent socket path is too long for a unix socket",
+		end(x, FB_VM_END_INFRA, "%s: the agent socket path is too long for a unix socket",
 		    x->c->dir);
 		return -1;
 	}
@@ -314,7 +314,7 @@ static int connect_agent(struct run *x)
 		}
 		if (fd >= 0)
 			close(fd);
-		if (proc_interrupted() || proc_reap(&x->qemu, 0))
+		if (fb_proc_interrupted() || fb_proc_reap(&x->qemu, 0))
 			return -1;
 		nanosleep(&tick, NULL);
 	}
@@ -333,23 +333,23 @@ static void qemu_exited(struct run *x)
 	x->r->t.exit = since(&x->start);
 	if (WIFEXITED(x->qemu.status) && WEXITSTATUS(x->qemu.status) == 0) {
 		if (x->r->t.done >= 0)
-			end(x, VM_END_CLEAN, "%s", "the guest finished and rebooted");
+			end(x, FB_VM_END_CLEAN, "%s", "the guest finished and rebooted");
 		else
-			end(x, VM_END_REBOOT, "%s", "the guest rebooted before the agent finished (panic, or init died)");
+			end(x, FB_VM_END_REBOOT, "%s", "the guest rebooted before the agent finished (panic, or init died)");
 		return;
 	}
 	qemu_log_tail(x, tail, sizeof(tail));
 	snprintf(x->r->why, sizeof(x->r->why), "qemu %s: %.200s (log %.200s)",
-		 proc_describe(&x->qemu), tail, x->log);
+		 fb_proc_describe(&x->qemu), tail, x->log);
 	x->done = 1;
-	x->r->end = VM_END_INFRA;
+	x->r->end = FB_VM_END_INFRA;
 }
 
 /* Kill QEMU because of E and take what it had already written. */
-static void stop(struct run *x, enum vm_end e, const char *fmt, const char *arg)
+static void stop(struct run *x, enum fb_vm_end e, const char *fmt, const char *arg)
 {
 	end(x, e, fmt, arg);
-	proc_kill(&x->qemu);
+	fb_proc_kill(&x->qemu);
 	x->r->t.exit = since(&x->start);
 	while (x->con_fd >= 0)
 		pump(x, &x->con_fd, &x->con, on_console_line);
@@ -361,13 +361,13 @@ static void check_events(struct run *x)
 {
 	static char buf[64];
 
-	proc_clear_events();
-	if (proc_interrupted()) {
-		snprintf(buf, sizeof(buf), "%s", strsignal(proc_interrupted()));
-		stop(x, VM_END_INTERRUPTED, "interrupted by %s", buf);
-	} else if (x->c->peer && proc_reap(x->c->peer, 0)) {
-		stop(x, VM_END_INFRA, "nbdkit %s", proc_describe(x->c->peer));
-	} else if (proc_reap(&x->qemu, 0)) {
+	fb_proc_clear_events();
+	if (fb_proc_interrupted()) {
+		snprintf(buf, sizeof(buf), "%s", strsignal(fb_proc_interrupted()));
+		stop(x, FB_VM_END_INTERRUPTED, "interrupted by %s", buf);
+	} else if (x->c->peer && fb_proc_reap(x->c->peer, 0)) {
+		stop(x, FB_VM_END_INFRA, "nbdkit %s", fb_proc_describe(x->c->peer));
+	} else if (fb_proc_reap(&x->qemu, 0)) {
 		qemu_exited(x);
 	}
 }
@@ -386,7 +386,7 @@ static void loop(struct run *x)
 			char t[32];
 
 			snprintf(t, sizeof(t), "%g", x->c->timeout);
-			stop(x, VM_END_TIMEOUT, "no end within the timeout of %s s", t);
+			stop(x, FB_VM_END_TIMEOUT, "no end within the timeout of %s s", t);
 			break;
 		}
 		if (poll(p, 3, (int)(left * 1000) + 1) < 0 && errno != EINTR)
@@ -395,32 +395,32 @@ static void loop(struct run *x)
 			pump(x, &x->con_fd, &x->con, on_console_line);
 		if (p[2].revents)
 			pump(x, &x->agent_fd, &x->agent, on_agent_line);
-		if (p[0].revents || proc_interrupted())
+		if (p[0].revents || fb_proc_interrupted())
 			check_events(x);
 	}
 }
 
-int vm_run(const struct vm_config *c, const struct vm_hooks *h, struct vm_result *r)
+int fb_vm_run(const struct fb_vm_config *c, const struct fb_vm_hooks *h, struct fb_vm_result *r)
 {
 	struct run x = { .c = c, .h = h, .r = r, .con_fd = -1, .agent_fd = -1 };
 
 	memset(r, 0, sizeof(*r));
-	r->t = (struct vm_times){ -1, -1, -1, -1, -1, -1 };
-	x.events_fd = proc_events_fd();
+	r->t = (struct fb_vm_times){ -1, -1, -1, -1, -1, -1 };
+	x.events_fd = fb_proc_events_fd();
 	if (start_qemu(&x)) {
-		r->end = VM_END_INFRA;
+		r->end = FB_VM_END_INFRA;
 		return -1;
 	}
 	if (connect_agent(&x)) {
 		check_events(&x);
 		if (!x.done && since(&x.start) >= c->timeout)
-			stop(&x, VM_END_TIMEOUT, "%s", "QEMU did not open the agent channel within the timeout");
+			stop(&x, FB_VM_END_TIMEOUT, "%s", "QEMU did not open the agent channel within the timeout");
 		if (!x.done)
-			stop(&x, VM_END_INFRA, "%s", "QEMU did not open the agent channel");
+			stop(&x, FB_VM_END_INFRA, "%s", "QEMU did not open the agent channel");
 	}
 	loop(&x);
 	if (x.qemu.pid)
-		proc_kill(&x.qemu);
+		fb_proc_kill(&x.qemu);
 	r->t.cpu = cpu_seconds(&x.qemu.usage);
 	if (x.con_fd >= 0)
 		close(x.con_fd);

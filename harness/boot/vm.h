@@ -1,7 +1,7 @@
 /*
  * One guest boot: QEMU (TCG, microvm, PVH vmlinux, -no-reboot) with the
  * agent's initramfs, the disk from an NBD socket and the agent's line
- * channel on a virtio console. vm_run() starts QEMU, feeds the agent its
+ * channel on a virtio console. fb_vm_run() starts QEMU, feeds the agent its
  * steps, calls the hooks for every console and agent line and at every
  * "wait NAME", and returns when QEMU has exited or was killed.
  */
@@ -12,7 +12,7 @@
 
 #include "boot/proc.h"
 
-struct vm_config {
+struct fb_vm_config {
 	const char *kernel;	/* vmlinux (PVH entry) */
 	const char *initrd;	/* build/guest/initramfs.cpio.gz */
 	const char *disk_sock;	/* NBD unix socket serving the disk */
@@ -22,32 +22,32 @@ struct vm_config {
 	double timeout;		/* seconds from QEMU's start to its exit */
 	const char *const *steps;	/* step texts, sent after "ready" */
 	int nsteps;
-	struct proc *peer;	/* nbdkit: its death ends the boot as infra */
+	struct fb_proc *peer;	/* nbdkit: its death ends the boot as infra */
 };
 
-struct vm_hooks {
+struct fb_vm_hooks {
 	void *ctx;
 	void (*console)(void *ctx, const char *line);	/* serial console */
 	void (*agent)(void *ctx, const char *line);	/* every agent line */
 	/*
 	 * At "wait NAME" (after the agent hook saw the line): arm faults,
 	 * then return 0 to let the guest continue, -1 to end the boot
-	 * (VM_END_ABORTED). NULL: continue at once.
+	 * (FB_VM_END_ABORTED). NULL: continue at once.
 	 */
 	int (*wait)(void *ctx, const char *name);
 };
 
-enum vm_end {
-	VM_END_CLEAN,		/* agent said "done", then QEMU exited 0 (guest reboot) */
-	VM_END_REBOOT,		/* QEMU exited 0 without "done": panic, or init died */
-	VM_END_INFRA,		/* QEMU failed to start or died, or the peer died */
-	VM_END_TIMEOUT,		/* the timeout passed; QEMU was killed */
-	VM_END_INTERRUPTED,	/* SIGINT/SIGTERM/SIGHUP; QEMU was killed */
-	VM_END_ABORTED,		/* a wait hook asked to stop; QEMU was killed */
+enum fb_vm_end {
+	FB_VM_END_CLEAN,		/* agent said "done", then QEMU exited 0 (guest reboot) */
+	FB_VM_END_REBOOT,		/* QEMU exited 0 without "done": panic, or init died */
+	FB_VM_END_INFRA,		/* QEMU failed to start or died, or the peer died */
+	FB_VM_END_TIMEOUT,		/* the timeout passed; QEMU was killed */
+	FB_VM_END_INTERRUPTED,	/* SIGINT/SIGTERM/SIGHUP; QEMU was killed */
+	FB_VM_END_ABORTED,		/* a wait hook asked to stop; QEMU was killed */
 };
 
 /* Seconds since QEMU was started; -1 when the event did not happen. */
-struct vm_times {
+struct fb_vm_times {
 	double channel;		/* QEMU has connected the agent channel (before the guest runs) */
 	double console;		/* first console byte */
 	double ready;		/* agent "ready": kernel booted, agent up */
@@ -56,30 +56,30 @@ struct vm_times {
 	double cpu;		/* QEMU's CPU time (user + system), seconds */
 };
 
-struct vm_result {
-	enum vm_end end;
+struct fb_vm_result {
+	enum fb_vm_end end;
 	int passed, failed;	/* from the agent's "done" line */
-	struct vm_times t;
+	struct fb_vm_times t;
 	char why[512];		/* one line for INFRA/TIMEOUT/...: what happened */
 };
 
 
 /*
- * Boot once (proc_init() must have run). H is required, its members are
+ * Boot once (fb_proc_init() must have run). H is required, its members are
  * optional. Returns 0 when QEMU ran (see R->end), -1 if it could not start
- * (R->end is VM_END_INFRA, R->why says why).
+ * (R->end is FB_VM_END_INFRA, R->why says why).
  */
-int vm_run(const struct vm_config *c, const struct vm_hooks *h, struct vm_result *r);
+int fb_vm_run(const struct fb_vm_config *c, const struct fb_vm_hooks *h, struct fb_vm_result *r);
 
 /* "clean", "reboot", "infra", "timeout", "interrupted", "aborted". */
-const char *vm_end_name(enum vm_end e);
+const char *fb_vm_end_name(enum fb_vm_end e);
 
 /*
  * If LINE is the result line of step N whose text is TEXT ("step N TEXT ->
  * ok DETAIL" or "-> err ERRNAME DETAIL"), put "ok" or ERRNAME in RESULT
  * and return a pointer to the detail ("" if none); else NULL.
  */
-const char *vm_step_result(const char *line, int n, const char *text,
+const char *fb_vm_step_result(const char *line, int n, const char *text,
 			   char *result, size_t len);
 
 #endif

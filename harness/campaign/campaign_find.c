@@ -130,11 +130,11 @@ static int copy_file(const char *src, const char *dst)
 
 static int run_argv(char *const argv[])
 {
-	struct proc p;
+	struct fb_proc p;
 
-	if (proc_spawn(&p, argv[0], argv, -1, -1, 2) < 0)
+	if (fb_proc_spawn(&p, argv[0], argv, -1, -1, 2) < 0)
 		return -1;
-	proc_reap(&p, 1);
+	fb_proc_reap(&p, 1);
 	return WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 ? 0 : -1;
 }
 

@@ -136,7 +136,7 @@ int fb_campaign_minimize(const char *finding_dir, int jobs)
 	unsigned bits, best;
 	int k, first_mount = -1, rc = EXIT_UNMET;
 
-	proc_init();
+	fb_proc_init();
 	if (read_finding(&m))
 		return EXIT_BADINPUT;
 	snprintf(path, sizeof(path), "%s/scenario.scn", finding_dir);
@@ -158,7 +158,7 @@ int fb_campaign_minimize(const char *finding_dir, int jobs)
 		goto out;
 	}
 	best = bits;
-	for (unsigned b = 1; b < bits && !proc_interrupted(); b++)
+	for (unsigned b = 1; b < bits && !fb_proc_interrupted(); b++)
 		if (reproduces(&m, b, got, sizeof(got))) {
 			best = b;
 			break;
@@ -167,7 +167,7 @@ int fb_campaign_minimize(const char *finding_dir, int jobs)
 		if (!strcmp(m.e[i].section, "workload") && first_mount < 0 &&
 		    !strncmp(m.e[i].value, "mount", 5))
 			first_mount = i;
-	for (int i = m.n - 1; i >= 0 && !proc_interrupted(); i--) {
+	for (int i = m.n - 1; i >= 0 && !fb_proc_interrupted(); i--) {
 		if (strcmp(m.e[i].section, "workload") || i == first_mount)
 			continue;
 		m.dropped[i] = true;
@@ -182,7 +182,7 @@ int fb_campaign_minimize(const char *finding_dir, int jobs)
 		printf("minimized: %s (%u bit%s, %d workload step%s, %d tries)\nrepro: build/bin/flipbed run %s --kernel %s\n",
 		       path, best, best == 1 ? "" : "s", steps, steps == 1 ? "" : "s", m.tries, path,
 		       m.kernel);
-		rc = proc_interrupted() ? EXIT_INTERRUPTED : EXIT_MET;
+		rc = fb_proc_interrupted() ? EXIT_INTERRUPTED : EXIT_MET;
 	}
 out:
 	for (int i = 0; i < m.n; i++) {

@@ -140,14 +140,4 @@ int fb_report_show(const struct fb_run *run, const struct fb_case *c, FILE *out)
 int fb_report_inspect(const struct fb_run *run, const struct fb_case *c,
 		      const char *tool, char **args, int nargs);
 
-/*
- * The commands (argv[0] is the command name). Exit status: report and
- * merge return the run's status (fb_run_status), show 0, diff 0 when no
- * outcome changed and 1 when one did; 2 for bad input everywhere.
- */
-int cmd_report(int argc, char **argv);
-int cmd_show(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
-
 #endif

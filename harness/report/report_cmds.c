@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "cmd.h"
 #include "report/report_int.h"
 
 #define RUNS_DIR "results/runs"

@@ -30,7 +30,7 @@
  */
 static int run_logged(const char *log, char *const argv[])
 {
-	struct proc p;
+	struct fb_proc p;
 	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	int rc;
 
@@ -40,11 +40,11 @@ static int run_logged(const char *log, char *const argv[])
 	for (int i = 0; argv[i]; i++)
 		dprintf(fd, " %s", argv[i]);
 	dprintf(fd, "\n");
-	rc = proc_spawn(&p, argv[0], argv, -1, fd, fd);
+	rc = fb_proc_spawn(&p, argv[0], argv, -1, fd, fd);
 	close(fd);
 	if (rc < 0)
 		return -1;
-	proc_reap(&p, 1);
+	fb_proc_reap(&p, 1);
 	if (!WIFEXITED(p.status))
 		return -1;
 	return WEXITSTATUS(p.status);

@@ -333,7 +333,7 @@ static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *
 	if (pid)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	proc_init();
+	fb_proc_init();
 	_exit(fb_case_run(c, g, o, priv) ? 1 : 0);
 }
 
@@ -439,7 +439,7 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 	double phases[PH__COUNT];
 	char path[PATH_MAX + 16];
 	FILE *jsonl;
-	int next = 0, running = 0, evfd = proc_init();
+	int next = 0, running = 0, evfd = fb_proc_init();
 
 	snprintf(path, sizeof(path), "%s/cases.jsonl", o->outdir);
 	jsonl = fopen(path, "a");
@@ -448,7 +448,7 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 		return -1;
 	}
 	while (next < cases->n || running) {
-		while (!proc_interrupted() && running < jobs && next < cases->n) {
+		while (!fb_proc_interrupted() && running < jobs && next < cases->n) {
 			for (int s = 0; s < jobs; s++) {
 				if (w[s].pid)
 					continue;
@@ -460,14 +460,14 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 				break;
 			}
 		}
-		if (proc_interrupted()) {
+		if (fb_proc_interrupted()) {
 			for (int s = 0; s < jobs; s++)
 				if (w[s].pid)
 					kill(w[s].pid, SIGTERM);
 		}
 		struct pollfd pf = { .fd = evfd, .events = POLLIN };
 		poll(&pf, 1, 500);
-		proc_clear_events();
+		fb_proc_clear_events();
 		for (int s = 0; s < jobs; s++) {
 			int status;
 			if (!w[s].pid || waitpid(w[s].pid, &status, WNOHANG) != w[s].pid)
@@ -485,7 +485,7 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 			w[s].pid = 0;
 			running--;
 		}
-		if (proc_interrupted() && !running)
+		if (fb_proc_interrupted() && !running)
 			break;
 	}
 	if (p.tty)
@@ -496,7 +496,7 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 		p.count[FB_VERDICT_INFRA], p.count[FB_VERDICT_SKIP]);
 	print_timing(&p, fb_now() - p.start);
 	free(p.phases);
-	return proc_interrupted() ? -1 : 0;
+	return fb_proc_interrupted() ? -1 : 0;
 }
 
 static int finish(const char *outdir, json_t *info, bool ktap, bool interrupted)

@@ -42,7 +42,7 @@ struct casectx {
 	char image[PATH_MAX + 16];	/* the case's copy of the golden image */
 	char priv[PATH_MAX];		/* the private directory of its sockets */
 	FILE *transcript;
-	struct nbd nbd;
+	struct fb_nbd nbd;
 	char *rules[MAX_RULES];
 	int nrules;
 	bool armed;
@@ -234,7 +234,7 @@ static int arm_rules(struct casectx *x, const char *point)
 
 	for (int i = 0; i < x->nrules; i++) {
 		snprintf(line, sizeof(line), "add %s", x->rules[i]);
-		int rc = nbd_control(&x->nbd, line, reply, sizeof(reply));
+		int rc = fb_nbd_control(&x->nbd, line, reply, sizeof(reply));
 		fprintf(x->transcript, "H armed %s %s -> %s\n", point, x->rules[i], reply);
 		if (rc) {
 			set_infra(x, "plugin refused rule '%s': %s", x->rules[i], reply);
@@ -267,7 +267,7 @@ static void on_agent(void *ctx, const char *line)
 	if (strncmp(line, "step ", 5))
 		return;
 	for (int i = 0; i < x->nsteps; i++) {
-		const char *detail = vm_step_result(line, i + 1, x->steps[i], result, sizeof(result));
+		const char *detail = fb_vm_step_result(line, i + 1, x->steps[i], result, sizeof(result));
 		if (!detail)
 			continue;
 		bool ok = !strcmp(result, "ok");
@@ -290,21 +290,21 @@ static int on_wait(void *ctx, const char *name)
 	return arm_rules(x, name);
 }
 
-static const char *exit_line(const struct vm_result *r, struct casectx *x)
+static const char *exit_line(const struct fb_vm_result *r, struct casectx *x)
 {
 	static char buf[700];
 
 	switch (r->end) {
-	case VM_END_CLEAN:
+	case FB_VM_END_CLEAN:
 		return "clean";
-	case VM_END_REBOOT:
+	case FB_VM_END_REBOOT:
 		return "reboot";
-	case VM_END_TIMEOUT:
+	case FB_VM_END_TIMEOUT:
 		return "timeout";
 	default:
 		snprintf(buf, sizeof(buf), "%s %s: %s",
-			 nbd_alive(&x->nbd) ? "qemu-error" : "nbdkit-error",
-			 vm_end_name(r->end), r->why);
+			 fb_nbd_alive(&x->nbd) ? "qemu-error" : "nbdkit-error",
+			 fb_vm_end_name(r->end), r->why);
 		return buf;
 	}
 }
@@ -314,15 +314,15 @@ static const char *exit_line(const struct vm_result *r, struct casectx *x)
 static int run_fsck(const char *image, const char *out, const char *opt)
 {
 	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	struct proc p;
+	struct fb_proc p;
 	char *argv[] = { "e2fsck", (char *)opt, (char *)image, NULL };
 	int rc = -1;
 
 	if (fd < 0)
 		return -1;
 	dprintf(fd, "$ e2fsck %s IMAGE\n", opt);
-	if (proc_spawn(&p, "e2fsck", argv, -1, fd, fd) == 0) {
-		proc_reap(&p, 1);
+	if (fb_proc_spawn(&p, "e2fsck", argv, -1, fd, fd) == 0) {
+		fb_proc_reap(&p, 1);
 		rc = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
 	}
 	dprintf(fd, "# exit %d\n\n", rc);
@@ -507,12 +507,12 @@ static void write_outcome(json_t *rec, const struct fb_outcome *out)
 		"warning", out->warning, "detail", out->detail, "infra", out->infra));
 }
 
-static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
+static int boot_case(struct casectx *x, const char *image, struct fb_vm_result *vr,
 		     double *t_boot, double *t_work)
 {
-	struct nbd_config nc = { 0 };
-	struct vm_config vc = { 0 };
-	struct vm_hooks h = { .ctx = x, .console = on_console, .agent = on_agent, .wait = on_wait };
+	struct fb_nbd_config nc = { 0 };
+	struct fb_vm_config vc = { 0 };
+	struct fb_vm_hooks h = { .ctx = x, .console = on_console, .agent = on_agent, .wait = on_wait };
 	char plugin[PATH_MAX], faultlog[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX], why[512];
 
 	const struct fb_kernel *k = fb_kernel_find(x->c->kernel);
@@ -525,14 +525,14 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	nc.plugin = plugin;
 	nc.faultlog = faultlog;
 	nc.dir = x->priv;
-	if (nbd_start(&x->nbd, &nc, why, sizeof(why))) {
+	if (fb_nbd_start(&x->nbd, &nc, why, sizeof(why))) {
 		set_infra(x, "nbdkit: %s", why);
 		fprintf(x->transcript, "H exit nbdkit-error %s\n", why);
 		return -1;
 	}
 	if ((x->s->timing == FB_TIMING_REST || !strcmp(x->s->arm, "boot")) &&
 	    arm_rules(x, "boot")) {
-		nbd_stop(&x->nbd);
+		fb_nbd_stop(&x->nbd);
 		fprintf(x->transcript, "H exit nbdkit-error %s\n", x->infra);
 		return -1;
 	}
@@ -545,16 +545,16 @@ static int boot_case(struct casectx *x, const char *image, struct vm_result *vr,
 	vc.steps = x->steps;
 	vc.nsteps = x->nsteps;
 	vc.peer = &x->nbd.proc;
-	if (vm_run(&vc, &h, vr) < 0) {
+	if (fb_vm_run(&vc, &h, vr) < 0) {
 		set_infra(x, "qemu: %s", vr->why);
 		fprintf(x->transcript, "H exit qemu-error %s\n", vr->why);
-		nbd_stop(&x->nbd);
+		fb_nbd_stop(&x->nbd);
 		return -1;
 	}
 	fprintf(x->transcript, "H exit %s\n", exit_line(vr, x));
-	nbd_stop(&x->nbd);
-	if (vr->end == VM_END_INFRA || vr->end == VM_END_INTERRUPTED || vr->end == VM_END_ABORTED)
-		set_infra(x, "%s: %s", vm_end_name(vr->end), vr->why);
+	fb_nbd_stop(&x->nbd);
+	if (vr->end == FB_VM_END_INFRA || vr->end == FB_VM_END_INTERRUPTED || vr->end == FB_VM_END_ABORTED)
+		set_infra(x, "%s: %s", fb_vm_end_name(vr->end), vr->why);
 	*t_boot = vr->t.ready >= 0 ? vr->t.ready : vr->t.exit;
 	*t_work = vr->t.done >= 0 && vr->t.ready >= 0 ? vr->t.done - vr->t.ready : 0;
 	return 0;
@@ -704,13 +704,13 @@ static void settle_verdict(struct casectx *x)
 			snprintf(x->out.infra, sizeof(x->out.infra), "%s", x->infra);
 		x->verdict = FB_VERDICT_INFRA;
 	}
-	if (x->verdict == FB_VERDICT_INFRA && proc_interrupted() &&
+	if (x->verdict == FB_VERDICT_INFRA && fb_proc_interrupted() &&
 	    !strstr(x->out.infra, "interrupted by")) {
 		char was[sizeof(x->out.infra)];
 
 		snprintf(was, sizeof(was), "%s", x->out.infra);
 		snprintf(x->out.infra, sizeof(x->out.infra), "interrupted by %s: %s",
-			 strsignal(proc_interrupted()), was);
+			 strsignal(fb_proc_interrupted()), was);
 	}
 }
 
@@ -768,7 +768,7 @@ int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 		const struct fb_run_opts *o, const char *priv)
 {
 	struct casectx x = { .c = c, .s = c->scn, .o = o, .t0 = fb_now() };
-	struct vm_result vr = { 0 };
+	struct fb_vm_result vr = { 0 };
 
 	if (open_case(&x, priv))
 		return -1;

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "cmd.h"
 #include "report/report.h"
 
 int main(int argc, char **argv)
