@@ -3,6 +3,7 @@
 #   make         build everything (kernels, guest, plugin, corruptor, harness)
 #   make run     the main job: install packages, build, run the default matrix
 #   make check   the test suite (what .ci/run calls)
+#   make check-quick  the tests of group quick (tests/lib.sh), a short loop
 #   make deps    install every Debian package flipbed needs (as root)
 #
 # Each component lives in its own folder with a make fragment that adds to
@@ -22,7 +23,7 @@ ALL :=
 TESTS :=
 BENCHES :=
 
-.PHONY: all run check check-failed deps clean bench
+.PHONY: all run check check-quick check-failed deps clean bench
 all: _all
 
 include kernel/kernel.mk
@@ -45,6 +46,12 @@ check: deps
 _check: $(ALL) $(TESTS)
 	@tests/run $(TESTS)
 
+check-quick: deps
+	@$(MAKE) --no-print-directory _check-quick
+
+_check-quick: $(ALL) $(TESTS)
+	@tests/run -g quick $(TESTS)
+
 check-failed: $(ALL) $(TESTS)
 	@tests/run --failed $(TESTS)
 
@@ -56,4 +63,4 @@ bench: $(BENCHES)
 clean:
 	rm -rf $(B)/bin $(B)/lib $(B)/obj $(B)/tests $(B)/guest
 
-.PHONY: _all _check _run
+.PHONY: _all _check _check-quick _run

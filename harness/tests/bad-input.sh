@@ -3,7 +3,7 @@
 # problem and what is accepted, and starts nothing. Groups: quick.
 . "$(dirname "$0")/lib.sh"
 [ -x "$FLIPBED" ] || skip "$FLIPBED not built (make build/bin/flipbed)"
-need_tools mkfs.ext4 pgrep
+require_tools mkfs.ext4 pgrep
 img=$T/img
 mkimage "$img"
 head -c 2M /dev/zero > "$T/zero.img"

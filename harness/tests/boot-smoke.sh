@@ -4,7 +4,7 @@
 # finds both files with debugfs and a clean e2fsck -fn. Groups: quick.
 # Usage: boot-smoke.sh [VARIANT...] (default: stock patched)
 . "$(dirname "$0")/lib.sh"
-need_flipbed
+require_flipbed
 variants=${*:-stock patched}
 missing=
 for v in $variants; do

@@ -7,8 +7,8 @@
 # a shim earlier in PATH waits 3 s, then execs the real nbdkit.
 # Groups: quick.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
-need_kernel patched
+require_flipbed
+require_kernel patched
 real=$(command -v nbdkit)
 mkdir "$T/shim"
 cat > "$T/shim/nbdkit" <<SHIM

@@ -4,8 +4,8 @@
 # result still panics with the same title, with 1 bit and the one step that
 # reads /a. Every try is an ordinary run in minimize/. Groups: quick.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
-need_kernel patched
+require_flipbed
+require_kernel patched
 cd "$top" || exit 1
 cp -r "$top/harness/tests/campaign/panic-finding" "$T/f"
 "$FLIPBED" campaign --minimize "$T/f" > "$T/out" 2> "$T/err"

@@ -13,9 +13,9 @@
 #   3. the golden images' bytes never change (sha256 before and after 2).
 # Groups: slow.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
-need_kernel patched
-need_tools sha256sum qemu-img
+require_flipbed
+require_kernel patched
+require_tools sha256sum qemu-img
 
 workers=$T/workers
 : > "$workers"

@@ -11,8 +11,8 @@
 #   3. a normal case leaves no flipbed-* directory in $TMPDIR.
 # Groups: quick.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
-need_kernel stock
+require_flipbed
+require_kernel stock
 scn=$top/scenarios/inode/base-flip.scn
 args="--kernel stock --set fault.timing=rest --jobs 1"
 dir=cases/inode_base-flip@stock

@@ -8,9 +8,9 @@
 # fails with ENODEV and writes nothing; a --source that is not ext4 is
 # refused before boot. Groups: quick.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
-need_tools mke2fs debugfs e2fsck setfattr cmp sha256sum
-need_kernel stock
+require_flipbed
+require_tools mke2fs debugfs e2fsck setfattr cmp sha256sum
+require_kernel stock
 
 # The tree: sizes around the inline limit of 256-byte inodes (128 bytes),
 # an extent file, a sparse file, a long and a short symlink, a hard-linked

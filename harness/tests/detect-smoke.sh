@@ -4,7 +4,7 @@
 # write fails with EROFS), and the kernel log says "checksum invalid" and
 # "Remounting filesystem read-only". Both variants. Groups: quick, csum.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
+require_flipbed
 missing=
 for v in stock patched; do
 	if [ ! -r "$B/kernel/$v/vmlinux" ]; then

@@ -6,9 +6,9 @@
 # show --inspect (guestfish in a libguestfs appliance, ~30 s under TCG) open
 # a kept case image read-only. Groups: quick, csum.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
-need_kernel patched
-need_tools sha256sum
+require_flipbed
+require_kernel patched
+require_tools sha256sum
 cd "$top" || exit 1
 
 mkdir -p "$T/tree/dir"

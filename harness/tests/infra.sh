@@ -5,7 +5,7 @@
 # plugin that is not one. flipbed is copied into a build directory of its
 # own (it finds kernels, initramfs and plugin beside its bin/). Groups: quick.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
+require_flipbed
 img=$T/img
 mkimage "$img"
 fake=$T/build

@@ -3,8 +3,8 @@
 # SIGTERM make it kill QEMU and nbdkit and exit 128+N; after SIGKILL, the
 # children die of PR_SET_PDEATHSIG and --exit-with-parent. Groups: quick.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
-need_kernel stock
+require_flipbed
+require_kernel stock
 img=$T/img
 mkimage "$img"
 for sig in INT TERM KILL; do

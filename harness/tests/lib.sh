@@ -1,18 +1,13 @@
-# Shared by harness/tests/*.sh (sourced, not run): paths, skips, images, and
-# the leftover check. Every test gets a private TMPDIR; flipbed makes its
-# temporary directory there, so that path appears in the command line of
-# every QEMU and nbdkit the test started and finds any that outlived it.
-# FLIPBED=PATH tests another flipbed binary.
+# SPDX-License-Identifier: MIT
+# Shared by harness/tests/*.sh (sourced, not run), on top of tests/lib.sh
+# (fail, skip, require_*, the private TMPDIR $T): flipbed, images, and the
+# leftover check. flipbed makes its private directories in $T, so that
+# path appears in the command line of every QEMU and nbdkit the test
+# started and finds any that outlived it. FLIPBED=PATH tests another
+# flipbed binary.
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-B=$top/build
+. "$(dirname "$0")/../../tests/lib.sh"
 FLIPBED=${FLIPBED:-$B/bin/flipbed}
-
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-
-T=$(mktemp -d /tmp/flipbed-test.XXXXXX) || exit 1
-export TMPDIR=$T
 
 # The pids of processes whose command line names our TMPDIR.
 leftovers() { pgrep -f -- "$T" || true; }
@@ -36,24 +31,13 @@ no_leftovers() {
 	[ -z "$pids" ] || { ps -o pid,args -p "$(echo $pids | tr ' ' ,)"; fail "processes left behind: $pids"; }
 }
 
-need_tools() {
-	for t in "$@"; do
-		command -v "$t" >/dev/null 2>&1 || skip "$t not installed (make deps)"
-	done
+require_flipbed() {
+	require_built "$FLIPBED" build/bin/flipbed
+	require_built "$B/guest/initramfs.cpio.gz" build/guest/initramfs.cpio.gz
+	require_tools qemu-system-x86_64 nbdkit mkfs.ext4 debugfs e2fsck pgrep
 }
 
-need_flipbed() {
-	[ -x "$FLIPBED" ] || skip "$FLIPBED not built (make build/bin/flipbed)"
-	[ -r "$B/guest/initramfs.cpio.gz" ] ||
-		skip "$B/guest/initramfs.cpio.gz not built (make build/guest/initramfs.cpio.gz)"
-	need_tools qemu-system-x86_64 nbdkit mkfs.ext4 debugfs e2fsck pgrep
-}
-
-need_kernel() {
-	[ -r "$B/kernel/$1/vmlinux" ] || skip "kernel variant $1 not built (make kernels)"
-}
-
-# mkimage FILE: the 64 MiB metadata_csum,inline_data image of issue 2.
+# mkimage FILE: a 64 MiB metadata_csum,inline_data image.
 mkimage() {
 	rm -f "$1"
 	mkfs.ext4 -q -F -O metadata_csum,inline_data "$1" 64M > /dev/null || fail "mkfs.ext4 $1"

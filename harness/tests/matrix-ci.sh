@@ -2,15 +2,14 @@
 # The regression matrix (scenarios/matrix/ci.mat) on both kernels, booted for
 # real: every case must meet its expectation (flipbed exits 0), and every
 # object type the corruptor knows must have at least one case on each kernel
-# ("every object type gets a case" is checked, not assumed).
+# ("every object type gets a case" is checked, not assumed). Groups: ci.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-flipbed=$top/build/bin/flipbed
+. "$here/lib.sh"
+require_flipbed
+require_kernel stock patched
+flipbed=$FLIPBED
 out=$top/build/tests/matrix-ci
-for k in stock patched; do
-	[ -r "$top/build/kernel/$k/vmlinux" ] || { echo "kernel $k is not built (make)"; exit 77; }
-done
 rm -rf "$out"
 "$flipbed" matrix ci --jobs "$(nproc)" --out "$out" --ktap
 rc=$?

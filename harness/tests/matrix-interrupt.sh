@@ -1,12 +1,14 @@
 #!/bin/sh
 # A matrix interrupted with Ctrl-C (SIGINT) or SIGTERM stops, writes what it
 # finished, exits non-zero, and leaves no QEMU, nbdkit or worker behind.
+# Groups: quick.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-flipbed=$top/build/bin/flipbed
+. "$here/lib.sh"
+require_flipbed
+require_kernel patched
+flipbed=$FLIPBED
 cd "$top" || exit 1
-[ -r "$top/build/kernel/patched/vmlinux" ] || { echo "kernel patched is not built"; exit 77; }
 fail=0
 for sig in INT TERM; do
 	out=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-int.XXXXXX")

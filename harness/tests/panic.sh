@@ -5,8 +5,8 @@
 # flipbed says "guest end: reboot", prints the console's last lines with the
 # panic, exits 1 and leaves nothing behind. Groups: quick, csum.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
-need_kernel stock
+require_flipbed
+require_kernel stock
 img=$T/img
 mkimage "$img"
 populate "$img" stock

@@ -5,8 +5,8 @@
 # the workload started; the image itself stays clean; a rule the plugin
 # refuses is bad input (exit 2). Groups: quick, csum.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
-need_kernel stock
+require_flipbed
+require_kernel stock
 [ -r "$B/lib/nbdkit-flipbed-plugin.so" ] ||
 	skip "$B/lib/nbdkit-flipbed-plugin.so not built (make build/lib/nbdkit-flipbed-plugin.so)"
 img=$T/img

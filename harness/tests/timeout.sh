@@ -3,8 +3,8 @@
 # 100000) is killed at --timeout, flipbed exits 4, and no QEMU or nbdkit
 # process of the test remains. Groups: quick.
 . "$(dirname "$0")/lib.sh"
-need_flipbed
-need_kernel stock
+require_flipbed
+require_kernel stock
 img=$T/img
 mkimage "$img"
 start=$(date +%s)

@@ -7,26 +7,17 @@
 #
 # FLIPBED_REGOLD=1 rewrites the golden files from this run (review the diff).
 # Outputs that differ are kept as build/tests/report/NAME.failed.
+# Groups: quick.
 set -u
-cd "$(dirname "$0")/../../.." || exit 99
+. "$(dirname "$0")/../../../tests/lib.sh"
+cd "$top" || exit 1
 here=harness/tests/report
 cli=${FLIPBED_REPORT_CLI:-build/tests/bin/report-cli}
 failed_dir=build/tests/report
-for tool in xmllint diff; do
-	command -v $tool >/dev/null || { echo "SKIP: $tool not installed (make deps)"; exit 77; }
-done
-[ -x "$cli" ] || { echo "$cli not built (make $cli)"; exit 99; }
+require_tools xmllint diff
+require_built "$cli" "$cli"
 case $cli in /*) ;; *) cli=$PWD/$cli ;; esac
-
-T=$(mktemp -d /tmp/flipbed-report.XXXXXX)
-trap 'rm -rf "$T"' EXIT INT TERM
 mkdir -p "$failed_dir"
-fails=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 
 # golden NAME FILE: FILE (with $T replaced by TMP) must equal expected/NAME.ok.
 golden() {
@@ -40,7 +31,7 @@ golden() {
 	else
 		cp "$T/golden.out" "$failed_dir/$1.failed"
 		cat "$T/golden.diff"
-		fail "$1 differs from $here/expected/$1.ok"
+		check_fail "$1 differs from $here/expected/$1.ok"
 	fi
 }
 
@@ -50,58 +41,58 @@ expect_rc() {
 	shift
 	"$@"
 	rc=$?
-	[ "$rc" = "$want" ] || fail "exit $rc, expected $want: $*"
+	[ "$rc" = "$want" ] || check_fail "exit $rc, expected $want: $*"
 }
 
 # --- reports -------------------------------------------------------------
 cp -r $here/fixture-run "$T/run"
 expect_rc 1 "$cli" report "$T/run" > "$T/report.out"
 cmp -s "$T/report.out" "$T/run/summary.md" ||
-	fail "flipbed report printed something other than summary.md"
+	check_fail "flipbed report printed something other than summary.md"
 golden summary.md "$T/run/summary.md"
 golden junit.xml "$T/run/junit.xml"
 expect_rc 1 "$cli" report "$T/run" --ktap > "$T/ktap.out"
 golden ktap "$T/ktap.out"
-ls "$T/run" | grep -q '\.tmp$' && fail "temporary files left in the run directory"
+ls "$T/run" | grep -q '\.tmp$' && check_fail "temporary files left in the run directory"
 
 # --- HTML: well-formed, every case has a page, every link resolves -------
-xmllint --noout "$T/run/junit.xml" || fail "junit.xml is not well-formed XML"
+xmllint --noout "$T/run/junit.xml" || check_fail "junit.xml is not well-formed XML"
 pages=$(find "$T/run" -name index.html | sort)
-[ "$(echo "$pages" | wc -l)" = 16 ] || fail "expected 16 HTML pages (index + 15 cases), got: $pages"
+[ "$(echo "$pages" | wc -l)" = 16 ] || check_fail "expected 16 HTML pages (index + 15 cases), got: $pages"
 for p in $pages; do
-	out=$(xmllint --html --noout "$p" 2>&1) || fail "xmllint failed on $p"
-	[ -z "$out" ] || fail "xmllint on $p: $out"
-	grep -q '<script' "$p" && fail "$p has a script"
+	out=$(xmllint --html --noout "$p" 2>&1) || check_fail "xmllint failed on $p"
+	[ -z "$out" ] || check_fail "xmllint on $p: $out"
+	grep -q '<script' "$p" && check_fail "$p has a script"
 	grep -o 'href="[^"]*"' "$p" | sed 's/^href="//; s/"$//' | while read -r h; do
 		f=$(printf '%b' "$(echo "$h" | sed 's/&amp;/\&/g; s/%\([0-9A-F][0-9A-F]\)/\\x\1/g')")
 		[ -e "$(dirname "$p")/$f" ] || echo "$p: link $h does not resolve"
 	done
 done > "$T/links.out"
-[ -s "$T/links.out" ] && fail "broken links: $(cat "$T/links.out")"
-grep -q 'class="k unsafe fail"' "$T/run/index.html" || fail "the panic cell is not coloured unsafe"
+[ -s "$T/links.out" ] && check_fail "broken links: $(cat "$T/links.out")"
+grep -q 'class="k unsafe fail"' "$T/run/index.html" || check_fail "the panic cell is not coloured unsafe"
 grep -q '&lt;init&gt; &amp; &quot;quoted&quot; ?? bytes ? here' \
 	"$T/run/cases/extent_leaf-flip@stock_read/index.html" ||
-	fail "dmesg text is not escaped on the case page"
+	check_fail "dmesg text is not escaped on the case page"
 
 # --- show ------------------------------------------------------------------
 expect_rc 0 "$cli" show 'inode/base-flip@patched/read' --run "$T/run" > "$T/show.out"
 golden show "$T/show.out"
 expect_rc 0 "$cli" show 'inode_base-flip@patched_read' --run "$T/run" > "$T/show2.out"
-cmp -s "$T/show.out" "$T/show2.out" || fail "show by case dir name differs from show by case name"
+cmp -s "$T/show.out" "$T/show2.out" || check_fail "show by case dir name differs from show by case name"
 n=$("$cli" show 'extent/*@stock/*' --run "$T/run" | grep -c '^extent/')
-[ "$n" = 2 ] || fail "show 'extent/*@stock/*' printed $n cases, expected 2"
+[ "$n" = 2 ] || check_fail "show 'extent/*@stock/*' printed $n cases, expected 2"
 mkdir -p "$T/repo/results/runs/20261201-000000"
 cp -r $here/fixture-run "$T/repo/results/runs/20261203-000000"
 touch -d '2026-12-01' "$T/repo/results/runs/20261201-000000"
 (cd "$T/repo" && "$cli" show 'mmp/*' | head -1) > "$T/newest.out"
-grep -q '^mmp/flip@stock/rest: pass' "$T/newest.out" || fail "show without --run did not use the newest run"
+grep -q '^mmp/flip@stock/rest: pass' "$T/newest.out" || check_fail "show without --run did not use the newest run"
 ln -s 20261201-000000 "$T/repo/results/runs/latest"
 (cd "$T/repo" && "$cli" show 'mmp/*' 2>&1) > "$T/latest.out"
-grep -q 'results/runs/latest/cases.jsonl' "$T/latest.out" || fail "show did not prefer results/runs/latest"
+grep -q 'results/runs/latest/cases.jsonl' "$T/latest.out" || check_fail "show did not prefer results/runs/latest"
 
 # --- diff ------------------------------------------------------------------
 expect_rc 0 "$cli" diff "$T/run" "$T/run" > "$T/diff-same.out" 2>/dev/null
-[ -s "$T/diff-same.out" ] && fail "diff of a run against itself printed: $(cat "$T/diff-same.out")"
+[ -s "$T/diff-same.out" ] && check_fail "diff of a run against itself printed: $(cat "$T/diff-same.out")"
 mkdir "$T/run2"
 sed '/"case": "extent\/leaf-flip@patched\/read"/d
 /"case": "inode\/base-flip@stock\/read"/{
@@ -122,12 +113,12 @@ cp $here/fixture-run/run.json "$T/shard-a/"
 expect_rc 1 "$cli" merge "$T/merged" "$T/shard-a" "$T/shard-b" > "$T/merge.out"
 sed -n '/^| type/,$p' "$T/run/summary.md" > "$T/table.want"
 sed -n '/^| type/,$p' "$T/merged/summary.md" > "$T/table.got"
-cmp -s "$T/table.want" "$T/table.got" || fail "merged summary table differs from the whole run's"
+cmp -s "$T/table.want" "$T/table.got" || check_fail "merged summary table differs from the whole run's"
 "$cli" report "$T/merged" --ktap > "$T/merged.ktap"
-cmp -s "$T/ktap.out" "$T/merged.ktap" || fail "merged KTAP differs from the whole run's"
+cmp -s "$T/ktap.out" "$T/merged.ktap" || check_fail "merged KTAP differs from the whole run's"
 [ -f "$T/merged/cases/inode_base-flip@patched_read/transcript.log" ] ||
-	fail "merge did not bring the case files along"
-grep -q '"merged_from"' "$T/merged/run.json" || fail "merged run.json does not name its shards"
+	check_fail "merge did not bring the case files along"
+grep -q '"merged_from"' "$T/merged/run.json" || check_fail "merged run.json does not name its shards"
 
 # --- bad input: one line naming file, line and value; exit 2 -------------
 : > "$T/errors.out"
@@ -166,5 +157,4 @@ bad diff-by-two "$cli" diff "$T/run" "$T/run" --by kernel
 bad report-usage "$cli" report "$T/run" --bogus
 golden errors "$T/errors.out"
 
-[ $fails = 0 ] || { echo "$fails check(s) failed"; exit 1; }
-echo "all report checks passed"
+finish

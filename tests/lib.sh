@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: MIT
+# flipbed's shell test library, sourced by every test script (corruptor,
+# harness, kernel, plugin). It gives each test the same words:
+#
+#   fail MSG          the test failed: print "FAIL: MSG", exit 1, at once
+#   check_fail MSG    one check failed, the test goes on; finish() exits 1
+#   skip MSG          a prerequisite is missing: print "SKIP: MSG", exit 77
+#                     (tests/run reports it as skipped, never as passed)
+#   ok MSG            one check passed
+#   finish            exit 1 when a check_fail happened, else 0
+#   require_tools T...        programs on PATH (make deps installs them)
+#   require_built FILE HOW    a build product; HOW is the make target
+#   require_kernel VARIANT... build/kernel/VARIANT/vmlinux
+#
+# and a private scratch directory $T, also exported as TMPDIR so that
+# flipbed puts its private directories there; it is removed at exit.
+# $top is the repository, $B its build/ folder.
+#
+# A test states its groups on one line of its header comment:
+#   # Groups: quick csum
+# `tests/run -g GROUP` runs the tests of one group (`make check-quick`).
+#
+# Under CI (CI=true), a missing prerequisite that `make deps` or `make`
+# provides is a failure, not a skip: CI installs and builds everything.
+
+top=$(cd "$(dirname "$0")" && while [ ! -x tests/run ] && [ "$PWD" != / ]; do cd ..; done; pwd)
+B=$top/build
+_failures=0
+
+skip() {
+	if [ "${CI:-}" = true ] && [ "${_skip_ok_in_ci:-0}" != 1 ]; then
+		echo "FAIL: under CI a prerequisite must be there: $*"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+fail() { echo "FAIL: $*"; exit 1; }
+check_fail() { echo "FAIL: $*"; _failures=$((_failures + 1)); }
+ok() { echo "ok: $*"; }
+finish() {
+	if [ $_failures -ne 0 ]; then
+		echo "$_failures check(s) failed"
+		exit 1
+	fi
+	echo "all checks passed"
+	exit 0
+}
+
+# skip_anywhere MSG: a skip that CI accepts too (a prerequisite that no
+# package of Debian provides here, e.g. a host feature).
+skip_anywhere() { _skip_ok_in_ci=1 skip "$@"; }
+
+require_tools() {
+	for _t in "$@"; do
+		command -v "$_t" >/dev/null 2>&1 || skip "$_t not installed (make deps)"
+	done
+}
+
+require_built() {
+	[ -e "$1" ] || skip "$1 not built (make $2)"
+}
+
+require_kernel() {
+	for _v in "$@"; do
+		require_built "$B/kernel/$_v/vmlinux" "build/kernel/$_v/bzImage"
+	done
+}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-test.XXXXXX") || exit 1
+export TMPDIR=$T
+trap 'rm -rf "$T"' EXIT
