@@ -1,4 +1,4 @@
-# bench/: the seed's numbers reproduced (issue 7). `make bench-seed` writes
+# bench/: the seed's numbers reproduced. `make bench-seed` writes
 # results/baseline/seed.md and its PNGs; see bench/seed.sh.
 BENCHES += bench-seed
 PACKAGES += gnuplot-nox e2fsprogs

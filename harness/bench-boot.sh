@@ -3,7 +3,7 @@
 # the median wall time of `flipbed boot` and the breakdown flipbed sees
 # (QEMU start until it opens the agent channel, first console byte, kernel
 # boot + agent start until "ready", the steps, "done" until QEMU exits),
-# against issue 2's target of a 2.0 s median.
+# against a target of a 2.0 s median.
 # Usage: harness/bench-boot.sh [RUNS] (default 10); FLIPBED_KERNEL=stock|patched
 # picks the kernel, FLIPBED_BUILD=DIR another build directory
 set -u

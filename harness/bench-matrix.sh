@@ -2,7 +2,7 @@
 # make bench-matrix: the quick matrix run twice in a row, with --jobs 1 and
 # --jobs 2, printing each run's median case time split by phase and its
 # throughput, and the throughput ratio of the two (what a second core buys).
-# Targets (issue 5): median case <= 2.5 s, >= 40 cases/min with --jobs 2.
+# Targets: median case <= 2.5 s, >= 40 cases/min with --jobs 2.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 flipbed=$top/build/bin/flipbed

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flipbed: the closed set of case outcomes (DESIGN.md "Outcome"), after IRON
+ * flipbed: the closed set of case outcomes (docs/DESIGN.md, "What a case records"), after IRON
  * file systems (Prabhakaran et al., SOSP 2005) adapted to ext4.
  *
  * Every enum has a stable lower-case name used in scenario files, in

@@ -184,7 +184,7 @@ int fb_report_inspect(const struct fb_run *run, const struct fb_case *c,
 		argv[n++] = "debugfs";
 		argv[n++] = "-c";
 	} else {
-		/* TCG here: KVM only runs PVM guests (DESIGN.md) */
+		/* TCG here: KVM only runs PVM guests (docs/DESIGN.md) */
 		setenv("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg", 0);
 		argv[n++] = "guestfish";
 		argv[n++] = "--ro";

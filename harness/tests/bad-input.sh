@@ -1,5 +1,5 @@
 #!/bin/sh
-# Bad input (issue 2): each case exits 2 with one line on stderr naming the
+# Bad input: each case exits 2 with one line on stderr naming the
 # problem and what is accepted, and starts nothing. Groups: quick.
 . "$(dirname "$0")/lib.sh"
 [ -x "$FLIPBED" ] || skip "$FLIPBED not built (make build/bin/flipbed)"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Populating through the booted kernel (issue 7): flipbed boot --source
+# Populating through the booted kernel: flipbed boot --source
 # attaches a read-only ext4 image as /dev/vdb and the guest's copy-source
 # step copies its tree into /dev/vda. The copy must equal the tree (content,
 # sizes, holes, symlinks, one inode for a hard-linked pair, modes, xattrs),

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Detection smoke (issue 2): with /d/small's inode checksum zeroed at rest,
+# Detection smoke: with /d/small's inode checksum zeroed at rest,
 # reading it fails with EBADMSG (EFSBADCRC), ext4 remounts read-only (a
 # write fails with EROFS), and the kernel log says "checksum invalid" and
 # "Remounting filesystem read-only". Both variants. Groups: quick, csum.
