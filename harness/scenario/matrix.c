@@ -70,7 +70,7 @@ static void add_case(struct expander *x, const char *file, const char *kernel,
 		     const struct axis *axes, const int *pick, int naxes)
 {
 	const struct fb_select *sel = x->sel;
-	struct fb_entry params[MAX_AXES + 32];
+	struct fb_entry params[MAX_AXES + 32] = { 0 };
 	struct fb_scenario *scn;
 	char name[512];
 	int n = 0;
@@ -128,6 +128,37 @@ out:
 	}
 }
 
+/*
+ * A scenario that lists several fixtures is one case per fixture: the axis
+ * "scenario.fixture", taken from the scenario and named before the matrix's
+ * axes ("bigalloc/workload:bigalloc-64k:rest@stock"). Not when --set picks
+ * the fixture. Returns the number of axes set in AX (0 or 1).
+ */
+static int fixture_axis(const struct expander *x, const struct fb_scenario *scn,
+			struct axis *ax)
+{
+	const struct fb_entry *src = NULL;
+
+	if (scn->nfixtures < 2)
+		return 0;
+	for (int i = 0; i < x->sel->nsets; i++)
+		if (!strcmp(x->sel->sets[i].section, "scenario") &&
+		    !strcmp(x->sel->sets[i].key, "fixture"))
+			return 0;
+	for (int i = 0; i < scn->nentries; i++)
+		if (!strcmp(scn->entries[i].section, "scenario") &&
+		    !strcmp(scn->entries[i].key, "fixture"))
+			src = &scn->entries[i];
+	ax->key = "scenario.fixture";
+	ax->src = src;
+	ax->values = xrealloc(NULL, (scn->nfixtures + 1) * sizeof(char *));
+	for (int i = 0; i < scn->nfixtures; i++)
+		ax->values[i] = strdup(scn->fixtures[i]);
+	ax->values[scn->nfixtures] = NULL;
+	ax->nvalues = scn->nfixtures;
+	return 1;
+}
+
 /* Every combination of axis values, for one scenario and kernel. */
 static void expand_product(struct expander *x, const char *file, const char *kernel,
 			   const struct axis *axes, int naxes)
@@ -156,7 +187,7 @@ static void expand_scenario(struct expander *x, const char *file, char **mkernel
 {
 	struct fb_scenario *scn;
 	struct axis axes[MAX_AXES];
-	int naxes = 0;
+	int naxes;
 	char **kernels;
 
 	if (fb_scenario_load(file, NULL, 0, &scn) < 0) {
@@ -172,6 +203,7 @@ static void expand_scenario(struct expander *x, const char *file, char **mkernel
 		if (!any)
 			goto out;
 	}
+	naxes = fixture_axis(x, scn, &axes[0]);
 	for (int i = 0; i < nmaxes && naxes < MAX_AXES; i++) {
 		const char *accepted = fb_scenario_axis(scn, maxes[i].key);
 		if (!accepted)
@@ -307,9 +339,13 @@ int fb_scenarios_expand(char *const files[], int nfiles,
 		}
 		char **ks = sel->kernels ? fb_strv_split(sel->kernels, NULL) : NULL;
 		char **kv = ks ? ks : scn->kernels;
+		struct axis ax;
+		int naxes = fixture_axis(&x, scn, &ax);
 		for (char **k = kv; *k; k++)
 			if (!sel->group || fb_scenario_in_group(scn, sel->group))
-				expand_product(&x, files[i], *k, NULL, 0);
+				expand_product(&x, files[i], *k, &ax, naxes);
+		if (naxes)
+			fb_strv_free(ax.values);
 		fb_strv_free(ks);
 		fb_scenario_free(scn);
 	}

@@ -145,10 +145,26 @@ int fb_scenario_read(const char *file, struct fb_entry **ret_entries, int *ret_n
 
 /* ---- validation ---- */
 
+/* A [vars] variable: defined once, replaced by "vars.NAME=VALUE" overrides. */
+struct var {
+	char *name;
+	long long value;
+	const char *origin;
+	int line;
+	bool broken;		/* its definition was refused: uses say nothing more */
+};
+
 struct ctx {
 	struct fb_scenario *scn;
 	int errors;
 	bool seen_populate_index;
+	struct var *vars;
+	int nvars;
+	char *fixture_path;	/* the origin of the fixture's lines */
+	struct fb_entry *fix;	/* the fixture's lines, applied before the file's */
+	int nfix;
+	const struct fb_entry *overrides;
+	int noverrides;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -191,6 +207,283 @@ static bool parse_bool(const char *s, bool *ret)
 	else
 		return false;
 	return true;
+}
+
+/* ---- variables and ${EXPR} ---- */
+
+#define EXPR_ACCEPTED "decimal numbers and variables joined by +, - and *, with parentheses"
+
+/* One expression being evaluated: P moves from the text's start to END. */
+struct eval {
+	const struct ctx *c;
+	const char *p, *end;
+	char why[256];
+	bool quiet;		/* failed on a broken variable, already reported */
+};
+
+__attribute__((format(printf, 2, 3)))
+static bool eval_fail(struct eval *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->why, sizeof(v->why), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static struct var *var_find(const struct ctx *c, const char *name, size_t len)
+{
+	for (int i = 0; i < c->nvars; i++)
+		if (strlen(c->vars[i].name) == len && !strncmp(c->vars[i].name, name, len))
+			return &c->vars[i];
+	return NULL;
+}
+
+/* "cluster, limit", or a hint where variables come from when there is none. */
+static void var_names(const struct ctx *c, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < c->nvars && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? ", " : "", c->vars[i].name);
+	if (!c->nvars)
+		snprintf(buf, len, "none (a variable is defined in [vars] of the scenario or its fixture)");
+}
+
+static void eval_space(struct eval *v)
+{
+	while (v->p < v->end && isspace((unsigned char)*v->p))
+		v->p++;
+}
+
+static bool eval_sum(struct eval *v, long long *ret);
+
+/* A decimal number, a variable, or a sum in parentheses. */
+static bool eval_atom(struct eval *v, long long *ret)
+{
+	const char *s;
+
+	eval_space(v);
+	s = v->p;
+	if (s < v->end && *s == '(') {
+		v->p++;
+		if (!eval_sum(v, ret))
+			return false;
+		eval_space(v);
+		if (v->p == v->end || *v->p != ')')
+			return eval_fail(v, "'(' without ')'");
+		v->p++;
+		return true;
+	}
+	if (s < v->end && isdigit((unsigned char)*s)) {
+		*ret = 0;
+		for (; v->p < v->end && isdigit((unsigned char)*v->p); v->p++)
+			if (__builtin_mul_overflow(*ret, 10, ret) ||
+			    __builtin_add_overflow(*ret, *v->p - '0', ret))
+				return eval_fail(v, "the number %.*s overflows a 64-bit integer",
+						 (int)strspn(s, "0123456789"), s);
+		return true;
+	}
+	if (s < v->end && (isalpha((unsigned char)*s) || *s == '_')) {
+		const struct var *x;
+		char names[512];
+
+		while (v->p < v->end && (isalnum((unsigned char)*v->p) || *v->p == '_'))
+			v->p++;
+		x = var_find(v->c, s, v->p - s);
+		if (!x) {
+			var_names(v->c, names, sizeof(names));
+			return eval_fail(v, "no variable '%.*s'; defined: %s", (int)(v->p - s), s, names);
+		}
+		if (x->broken) {
+			v->quiet = true;
+			return eval_fail(v, "%s is broken", x->name);
+		}
+		*ret = x->value;
+		return true;
+	}
+	if (s == v->end)
+		return eval_fail(v, "expected a number, a variable or '(' at the end; accepted: " EXPR_ACCEPTED);
+	return eval_fail(v, "expected a number, a variable or '(' at '%.*s'; accepted: " EXPR_ACCEPTED,
+			 (int)(v->end - s), s);
+}
+
+static bool eval_product(struct eval *v, long long *ret)
+{
+	long long r;
+
+	if (!eval_atom(v, ret))
+		return false;
+	for (;;) {
+		eval_space(v);
+		if (v->p == v->end || *v->p != '*')
+			return true;
+		v->p++;
+		if (!eval_atom(v, &r))
+			return false;
+		if (__builtin_mul_overflow(*ret, r, ret))
+			return eval_fail(v, "overflows a 64-bit integer");
+	}
+}
+
+static bool eval_sum(struct eval *v, long long *ret)
+{
+	long long r;
+	char op;
+
+	if (!eval_product(v, ret))
+		return false;
+	for (;;) {
+		eval_space(v);
+		if (v->p == v->end || (*v->p != '+' && *v->p != '-'))
+			return true;
+		op = *v->p++;
+		if (!eval_product(v, &r))
+			return false;
+		if (op == '+' ? __builtin_add_overflow(*ret, r, ret) :
+				__builtin_sub_overflow(*ret, r, ret))
+			return eval_fail(v, "overflows a 64-bit integer");
+	}
+}
+
+/*
+ * TEXT (LEN bytes) as an expression over the variables. Its value is a
+ * size, an offset or a count, so a negative one is refused; parts of it may
+ * be negative (${a-b+c}). False with the reason in WHY.
+ */
+static bool eval(const struct ctx *c, const char *text, size_t len, long long *ret,
+		 char *why, size_t whylen, bool *quiet)
+{
+	struct eval v = { .c = c, .p = text, .end = text + len };
+	bool ok = eval_sum(&v, ret);
+
+	eval_space(&v);
+	if (ok && v.p != v.end)
+		ok = eval_fail(&v, "unexpected '%.*s'; accepted: " EXPR_ACCEPTED,
+			       (int)(v.end - v.p), v.p);
+	else if (ok && *ret < 0)
+		ok = eval_fail(&v, "is %lld, negative; a size, offset or count is 0 or more", *ret);
+	snprintf(why, whylen, "%s", v.why);
+	if (quiet)
+		*quiet = v.quiet;
+	return ok;
+}
+
+/*
+ * E's value with every ${EXPR} replaced by its decimal value, or NULL after
+ * reporting the first one that cannot be.
+ */
+static char *substitute(struct ctx *c, const struct fb_entry *e)
+{
+	const char *p = e->value, *open, *close;
+	char *out = NULL, why[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	bool ok = true, quiet;
+	long long v;
+
+	while (ok && (open = strstr(p, "${"))) {
+		fwrite(p, 1, open - p, f);
+		close = strchr(open + 2, '}');
+		if (!close) {
+			bad(c, e, "%s = %s: '${' without '}'; accepted: ${EXPR} with EXPR %s",
+			    e->key, e->value, EXPR_ACCEPTED);
+			ok = false;
+		} else if (!eval(c, open + 2, close - open - 2, &v, why, sizeof(why), &quiet)) {
+			if (!quiet)
+				bad(c, e, "%s = %s: ${%.*s}: %s", e->key, e->value,
+				    (int)(close - open - 2), open + 2, why);
+			ok = false;
+		} else {
+			fprintf(f, "%lld", v);
+			p = close + 1;
+		}
+	}
+	fputs(p, f);
+	fclose(f);
+	if (!ok) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static bool var_name_valid(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	while (isalnum((unsigned char)*s) || *s == '_')
+		s++;
+	return !*s;
+}
+
+/*
+ * vars.NAME=EXPR from --set or a matrix axis: a new value for X, given when
+ * X is defined, so the variables defined after it see the new value.
+ */
+static void override_var(struct ctx *c, const struct fb_entry *e, struct var *x)
+{
+	char why[256];
+	long long v;
+
+	if (!eval(c, e->value, strlen(e->value), &v, why, sizeof(why), NULL)) {
+		bad(c, e, "vars.%s = %s: %s", e->key, e->value, why);
+		x->broken = true;
+		return;
+	}
+	x->value = v;
+	x->origin = e->origin;
+	x->line = e->line;
+	x->broken = false;
+}
+
+/* An override for a variable that neither the scenario nor its fixture defines. */
+static void check_var_overrides(struct ctx *c)
+{
+	char names[512];
+
+	for (int i = 0; i < c->noverrides; i++) {
+		const struct fb_entry *e = &c->overrides[i];
+		if (strcmp(e->section, "vars") || var_find(c, e->key, strlen(e->key)))
+			continue;
+		var_names(c, names, sizeof(names));
+		bad(c, e, "vars.%s = %s: no variable '%s' to set; defined: %s",
+		    e->key, e->value, e->key, names);
+	}
+}
+
+/* [vars] NAME = EXPR, in the fixture or the scenario: each name once. */
+static void define_var(struct ctx *c, const struct fb_entry *e)
+{
+	struct var *x = var_find(c, e->key, strlen(e->key));
+	char why[256];
+	long long v = 0;
+	bool ok, quiet;
+
+	if (!var_name_valid(e->key)) {
+		bad(c, e, "[vars] '%s': a variable name is letters, digits and '_', not starting with a digit",
+		    e->key);
+		return;
+	}
+	if (x) {
+		bad(c, e, "[vars] %s = %s: '%s' is already defined at %s:%d; a variable is defined once, in the scenario or in its fixture",
+		    e->key, e->value, e->key, x->origin, x->line);
+		return;
+	}
+	ok = eval(c, e->value, strlen(e->value), &v, why, sizeof(why), &quiet);
+	if (!ok && !quiet)
+		bad(c, e, "[vars] %s = %s: %s", e->key, e->value, why);
+	/* defined even when refused, so its uses are not reported again */
+	c->vars = xrealloc(c->vars, (c->nvars + 1) * sizeof(*c->vars));
+	c->vars[c->nvars++] = (struct var){
+		.name = xstrdup(e->key), .value = v, .origin = e->origin, .line = e->line,
+		.broken = !ok,
+	};
+	for (int i = 0; i < c->noverrides; i++)
+		if (!strcmp(c->overrides[i].section, "vars") && !strcmp(c->overrides[i].key, e->key))
+			override_var(c, &c->overrides[i], &c->vars[c->nvars - 1]);
 }
 
 /* A size as mkfs.ext4 takes it: digits with an optional K, M or G. */
@@ -391,7 +684,7 @@ static void set_scenario_key(struct ctx *c, const struct fb_entry *e)
 	if (!strcmp(e->key, "shows")) {
 		set_str(&s->shows, e->value);
 	} else if (!strcmp(e->key, "fixture")) {
-		;	/* applied first, by load_fixture() */
+		;	/* read first, by pick_fixture() */
 	} else if (!strcmp(e->key, "groups")) {
 		set_list(&s->groups, &s->ngroups, e->value);
 	} else if (!strcmp(e->key, "requires")) {
@@ -531,19 +824,82 @@ static void set_fault_key(struct ctx *c, const struct fb_entry *e)
 	}
 }
 
+static bool parse_decimal(const char *s, long long *ret)
+{
+	return *s && strspn(s, "0123456789") == strlen(s) && parse_ll(s, 0, ret);
+}
+
+/*
+ * "STEP if A OP B" (the last four words): cut the guard off TEXT and say
+ * whether the comparison holds (1) or not (0); -1 after reporting a guard
+ * that is not one. A and B are numbers once ${EXPR} has been replaced. A
+ * step without a guard is always kept.
+ */
+static int step_guard(struct ctx *c, const struct fb_entry *e, char *text)
+{
+	static const char *const ops[] = { "<", "<=", ">", ">=", "==", "!=" };
+	char *word[4] = { NULL };
+	char *end = text + strlen(text);
+	long long a, b;
+	int op;
+
+	/* the starts of the last four words, last first */
+	for (int i = 0; i < 4; i++) {
+		while (end > text && isspace((unsigned char)end[-1]))
+			end--;
+		while (end > text && !isspace((unsigned char)end[-1]))
+			end--;
+		if (end == text)
+			return 1;
+		word[3 - i] = end;
+	}
+	if (strncmp(word[0], "if", 2) || !isspace((unsigned char)word[0][2]))
+		return 1;
+	char **w = fb_strv_split(word[1], NULL);
+	for (op = 0; op < 6 && strcmp(w[1], ops[op]); op++)
+		;
+	if (!parse_decimal(w[0], &a) || op == 6 || !parse_decimal(w[2], &b)) {
+		bad(c, e, "step = %s: a guard is 'STEP if A OP B' with A and B numbers or ${EXPR} and OP one of <, <=, >, >=, ==, !=",
+		    e->value);
+		fb_strv_free(w);
+		return -1;
+	}
+	fb_strv_free(w);
+	*end = '\0';
+	while (end > text && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	switch (op) {
+	case 0: return a < b;
+	case 1: return a <= b;
+	case 2: return a > b;
+	case 3: return a >= b;
+	case 4: return a == b;
+	default: return a != b;
+	}
+}
+
 static void set_step(struct ctx *c, const struct fb_entry *e)
 {
 	struct fb_scenario *s = c->scn;
 	char why[256];
+	char *text;
+	int keep;
 
 	if (strcmp(e->key, "step")) {
 		bad(c, e, "[workload] unknown key '%s'; accepted: step", e->key);
 		return;
 	}
-	if (!fb_vocab_step_valid(e->value, why, sizeof(why)))
-		bad(c, e, "step = %s: %s", e->value, why);
+	text = xstrdup(e->value);
+	keep = step_guard(c, e, text);
+	/* checked even when the guard drops it: the other cases run it */
+	if (keep >= 0 && !fb_vocab_step_valid(text, why, sizeof(why)))
+		bad(c, e, "step = %s: %s", text, why);
+	if (keep <= 0) {
+		free(text);
+		return;
+	}
 	s->steps = xrealloc(s->steps, (s->nsteps + 1) * sizeof(char *));
-	s->steps[s->nsteps++] = xstrdup(e->value);
+	s->steps[s->nsteps++] = text;
 }
 
 static void set_axis(struct ctx *c, const struct fb_entry *e)
@@ -562,7 +918,7 @@ static void set_axis(struct ctx *c, const struct fb_entry *e)
 	s->naxes++;
 }
 
-static void apply(struct ctx *c, const struct fb_entry *e)
+static void apply_entry(struct ctx *c, const struct fb_entry *e)
 {
 	const char *sec = e->section;
 
@@ -583,8 +939,25 @@ static void apply(struct ctx *c, const struct fb_entry *e)
 	else if (!strncmp(sec, "expect", 6) && (!sec[6] || sec[6] == ':'))
 		set_expect(c, e);
 	else
-		bad(c, e, "unknown section [%s]; accepted: scenario, mkfs, populate, target, fault, workload, axes, expect, expect:QUALIFIER…",
+		bad(c, e, "unknown section [%s]; accepted: scenario, vars, mkfs, populate, target, fault, workload, axes, expect, expect:QUALIFIER…",
 		    sec);
+}
+
+/* One line, its ${EXPR} replaced; [vars] lines were taken before anything else. */
+static void apply(struct ctx *c, const struct fb_entry *e)
+{
+	struct fb_entry x = *e;
+
+	if (!strcmp(e->section, "vars"))
+		return;
+	if (strstr(e->value, "${")) {
+		x.value = substitute(c, e);
+		if (!x.value)
+			return;
+	}
+	apply_entry(c, &x);
+	if (x.value != e->value)
+		free(x.value);
 }
 
 /* Checks that involve several keys, once everything is read. */
@@ -658,51 +1031,108 @@ static char *scenario_name(const char *file)
 	return name;
 }
 
-/*
- * [scenario] fixture = NAME: the [mkfs] and [populate] lines of
- * scenarios/fixtures/NAME.fix (next to the scenario's folder) come first, so
- * scenarios that share a fixture share one golden image.
- */
-static void load_fixture(struct ctx *c, const struct fb_entry *e)
+/* scenarios/fixtures/NAME.fix, next to the scenario's folder. */
+static char *fixture_path(const struct ctx *c, const char *name)
 {
-	char *dir = xstrdup(c->scn->file), *slash, path[4096];
-	struct fb_entry *fe;
-	int n;
+	char *dir = xstrdup(c->scn->file), *slash, *path;
 
 	slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
-	snprintf(path, sizeof(path), "%s/../fixtures/%s.fix", slash ? dir : ".", e->value);
+	if (asprintf(&path, "%s/../fixtures/%s.fix", slash ? dir : ".", name) < 0)
+		path = NULL;
 	free(dir);
-	if (access(path, R_OK)) {
+	return path;
+}
+
+static bool fixture_exists(struct ctx *c, const struct fb_entry *e, const char *name)
+{
+	char *path = fixture_path(c, name);
+	bool ok = path && !access(path, R_OK);
+
+	if (!ok)
 		bad(c, e, "fixture = %s: %s not found; fixtures are scenarios/fixtures/NAME.fix",
-		    e->value, path);
-		return;
-	}
-	c->scn->fixture = xstrdup(e->value);
-	if (fb_scenario_read(path, &fe, &n) < 0) {
+		    e->value, path ? path : name);
+	free(path);
+	return ok;
+}
+
+/*
+ * The fixture's lines, kept in C to be applied before the scenario's, so
+ * scenarios that share a fixture share one golden image.
+ */
+static void read_fixture(struct ctx *c, const char *name)
+{
+	c->scn->fixture = xstrdup(name);
+	c->fixture_path = fixture_path(c, name);
+	if (fb_scenario_read(c->fixture_path, &c->fix, &c->nfix) < 0)
 		c->errors++;
-		return;
+	for (int i = 0; i < c->nfix; i++)
+		if (strcmp(c->fix[i].section, "mkfs") && strcmp(c->fix[i].section, "populate") &&
+		    strcmp(c->fix[i].section, "vars") && strcmp(c->fix[i].section, "fixture"))
+			bad(c, &c->fix[i], "a fixture holds only [fixture], [vars], [mkfs] and [populate]; [%s] belongs in the scenario",
+			    c->fix[i].section);
+}
+
+/*
+ * [scenario] fixture = NAME…: every name must be a fixture. The one loaded
+ * is the one an override "scenario.fixture=NAME" names (a matrix case of a
+ * scenario with several fixtures, or --set), or else the first.
+ */
+static void pick_fixture(struct ctx *c, const struct fb_entry *overrides, int noverrides)
+{
+	struct fb_scenario *s = c->scn;
+	const struct fb_entry *e = NULL, *o = NULL;
+	bool ok = true;
+
+	for (int i = 0; i < s->nentries; i++)
+		if (!strcmp(s->entries[i].section, "scenario") &&
+		    !strcmp(s->entries[i].key, "fixture"))
+			e = &s->entries[i];
+	for (int i = 0; i < noverrides; i++)
+		if (!strcmp(overrides[i].section, "scenario") &&
+		    !strcmp(overrides[i].key, "fixture"))
+			o = &overrides[i];
+	if (e) {
+		s->fixtures = fb_strv_split(e->value, &s->nfixtures);
+		if (!s->nfixtures)
+			bad(c, e, "fixture = : expected one or more fixture names (scenarios/fixtures/NAME.fix)");
+		for (int i = 0; i < s->nfixtures; i++)
+			ok &= fixture_exists(c, e, s->fixtures[i]);
 	}
-	for (int i = 0; i < n; i++) {
-		if (strcmp(fe[i].section, "mkfs") && strcmp(fe[i].section, "populate") &&
-		    strcmp(fe[i].section, "fixture"))
-			bad(c, &fe[i], "a fixture holds only [fixture], [mkfs] and [populate]; [%s] belongs in the scenario",
-			    fe[i].section);
-		else if (strcmp(fe[i].section, "fixture"))
-			apply(c, &fe[i]);
-		free(fe[i].section);
-		free(fe[i].key);
-		free(fe[i].value);
+	if (o) {
+		if (strchr(o->value, ' ') || !o->value[0])
+			bad(c, o, "fixture = %s: expected one fixture name", o->value);
+		else if (fixture_exists(c, o, o->value))
+			read_fixture(c, o->value);
+	} else if (ok && s->nfixtures) {
+		read_fixture(c, s->fixtures[0]);
 	}
-	free(fe);
+}
+
+static void free_entry(struct fb_entry *e)
+{
+	free(e->section);
+	free(e->key);
+	free(e->value);
+}
+
+static void ctx_free(struct ctx *c)
+{
+	for (int i = 0; i < c->nvars; i++)
+		free(c->vars[i].name);
+	free(c->vars);
+	for (int i = 0; i < c->nfix; i++)
+		free_entry(&c->fix[i]);
+	free(c->fix);
+	free(c->fixture_path);
 }
 
 int fb_scenario_load(const char *file, const struct fb_entry *overrides,
 		     int noverrides, struct fb_scenario **ret_scn)
 {
 	struct fb_scenario *s = calloc(1, sizeof(*s));
-	struct ctx c = { .scn = s };
+	struct ctx c = { .scn = s, .overrides = overrides, .noverrides = noverrides };
 
 	if (!s)
 		return -1;
@@ -716,28 +1146,30 @@ int fb_scenario_load(const char *file, const struct fb_entry *overrides,
 	case -1:
 		c.errors++;
 	}
+	pick_fixture(&c, overrides, noverrides);
+	/* variables first: any later value may use them */
+	for (int i = 0; i < c.nfix; i++)
+		if (!strcmp(c.fix[i].section, "vars"))
+			define_var(&c, &c.fix[i]);
 	for (int i = 0; i < s->nentries; i++)
-		if (!strcmp(s->entries[i].section, "scenario") &&
-		    !strcmp(s->entries[i].key, "fixture"))
-			load_fixture(&c, &s->entries[i]);
+		if (!strcmp(s->entries[i].section, "vars"))
+			define_var(&c, &s->entries[i]);
+	check_var_overrides(&c);
+	for (int i = 0; i < c.nfix; i++)
+		if (!strcmp(c.fix[i].section, "mkfs") || !strcmp(c.fix[i].section, "populate"))
+			apply(&c, &c.fix[i]);
 	for (int i = 0; i < s->nentries; i++)
 		apply(&c, &s->entries[i]);
 	for (int i = 0; i < noverrides; i++)
 		apply(&c, &overrides[i]);
 	check_whole(&c);
+	ctx_free(&c);
 	if (c.errors) {
 		fb_scenario_free(s);
 		return -1;
 	}
 	*ret_scn = s;
 	return 0;
-}
-
-static void free_entry(struct fb_entry *e)
-{
-	free(e->section);
-	free(e->key);
-	free(e->value);
 }
 
 void fb_scenario_free(struct fb_scenario *s)
@@ -763,6 +1195,7 @@ void fb_scenario_free(struct fb_scenario *s)
 		for (int f = 0; f < FB_EXP__COUNT; f++)
 			free(x->fields.field[f]);
 	}
+	fb_strv_free(s->fixtures);
 	fb_strv_free(s->groups);
 	fb_strv_free(s->requires);
 	fb_strv_free(s->kernels);
