@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # flipbed — top-level build.
 #
 #   make         build everything (kernels, guest, plugin, corruptor, harness)

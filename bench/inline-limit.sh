@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The inline data limit per inode size and feature set, measured through
 # the booted kernel: one boot per configuration writes files of 0 to MAX
 # bytes (default 1000, every size), then debugfs on the host says which

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Space used when the booted kernel itself populates the image: the same
 # trees, image sizes and twelve configurations as bench/space.sh (inline_data
 # on/off x 4 KiB/16 KiB/64 KiB clusters x 256/1024-byte inodes), but each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/: the seed's numbers reproduced. `make bench-seed` writes
 # results/baseline/seed.md and its PNGs; see bench/seed.sh.
 BENCHES += bench-seed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench-seed: the seed's numbers reproduced (inline data limits, space
 # saved by inline data with and without bigalloc, the cost of
 # metadata_csum), written to results/baseline/seed.md with two gnuplot PNGs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Space used with inline_data on/off x bigalloc off (4 KiB) / 16 KiB / 64 KiB
 # clusters x 256/1024-byte inodes, each image populated by `mke2fs -d` from
 # the same tree (bench/trees.sh: the Linux 6.1 source, a /usr subset, a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by bench/space.sh and bench/populate.sh (not run): the trees both
 # populate images from, and the image geometry they share, so that the two
 # methods are compared on the same files and the same image sizes.

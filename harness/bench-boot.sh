@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench-boot: boot to reboot with one mount/umount, 10 times; prints
 # the median wall time of `flipbed boot` and the breakdown flipbed sees
 # (QEMU start until it opens the agent channel, first console byte, kernel

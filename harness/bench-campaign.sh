@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench-campaign: cases per minute of `flipbed campaign` with --jobs 2
 # on the patched kernel (target: >= 30 under TCG), and on the KASAN kernel
 # beside it when build/kernel/kasan is built (make kasan). Same seed, same

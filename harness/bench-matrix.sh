@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench-matrix: the quick matrix run twice in a row, with --jobs 1 and
 # --jobs 2, printing each run's median case time split by phase and its
 # throughput, and the throughput ratio of the two (what a second core buys).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flipbed's subcommands: each takes the arguments after its name
  * (argv[0] is the subcommand) and returns the process exit status.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # harness/: the user's command build/bin/flipbed (see harness/README.md).
 # One folder per part, each named for what it does:
 #   boot/      children that never outlive flipbed (proc.c), nbdkit and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * flipbed: the user's command. Dispatches to a subcommand (cmd.h).
  */

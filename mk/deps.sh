@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install the Debian packages flipbed needs (as root), or print the command.
 # Usage: mk/deps.sh PACKAGE...
 set -u

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * flipbed boot: serve an image with nbdkit, boot a kernel variant with the
  * guest agent, run the given steps, stream what happens, and say whether

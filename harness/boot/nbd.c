@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * nbdkit as a child of flipbed: see nbd.h.
  */

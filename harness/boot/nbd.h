@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The disk server: nbdkit serving an image on a unix socket, with the
  * flipbed plugin (faults, control socket, fault log) or nbdkit's file

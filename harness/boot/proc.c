@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Child processes that never outlive flipbed: see proc.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Child processes (QEMU, nbdkit) that never outlive flipbed.
  *

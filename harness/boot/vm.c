@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * One guest boot under QEMU: see vm.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One guest boot: QEMU (TCG, microvm, PVH vmlinux, -no-reboot) with the
  * agent's initramfs, the disk from an NBD socket and the agent's line

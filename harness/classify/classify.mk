@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # harness/classify/: the classifier (classify.c: a console transcript ->
 # outcome, each rule commented beside its entry) and the kernel-log module
 # (klog.c: crash markers and the one table of kernel-message rules that the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * flipbed's guest agent: /init of the initramfs. It mounts the pseudo
  * filesystems, says "ready" on the host channel, receives the steps, runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The guest agent's internal surface (one file per job: chan.c talks to the
  * host, kmsg.c forwards kernel messages, ops.c runs steps, pattern.c makes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The agent's line channel to the host: /dev/hvc0 in raw mode (no echo, no
  * newline translation). Every line goes out in one locked write loop, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * copy-source: populate the disk under test through the booted kernel.
  * The host attaches a second, read-only disk (flipbed boot --source) that

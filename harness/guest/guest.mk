@@ -1,17 +1,19 @@
+# SPDX-License-Identifier: MIT
 # harness/guest/: the static guest agent and the initramfs it is /init of.
 # See harness/guest/README.md for the protocol and the steps.
 
 GUEST_SRCS := $(addprefix harness/guest/,agent.c chan.c copy.c kmsg.c ops.c pattern.c steps.c)
-GUEST_HDRS := $(addprefix harness/guest/,agent.h steps.h steps.def)
 GUEST_OBJS := $(patsubst harness/guest/%.c,$(B)/obj/guest/%.o,$(GUEST_SRCS))
 
 ALL += $(B)/guest/initramfs.cpio.gz
 TESTS += $(B)/tests/bin/guest/steps-test
 PACKAGES += gcc libc6-dev binutils gzip
 
-$(B)/obj/guest/%.o: harness/guest/%.c $(GUEST_HDRS)
+$(B)/obj/guest/%.o: harness/guest/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(GUEST_OBJS:.o=.d)
 
 $(B)/guest/agent: $(GUEST_OBJS)
 	@mkdir -p $(@D)
@@ -28,6 +30,8 @@ $(B)/guest/initramfs.cpio.gz: $(B)/guest/agent $(B)/guest/mkcpio
 	$(B)/guest/mkcpio $(B)/guest/init | gzip -9n > $@.tmp
 	mv $@.tmp $@
 
-$(B)/tests/bin/guest/steps-test: harness/guest/tests/steps-test.c harness/guest/steps.c $(GUEST_HDRS)
+$(B)/tests/bin/guest/steps-test: harness/guest/tests/steps-test.c harness/guest/steps.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ harness/guest/tests/steps-test.c harness/guest/steps.c
+	$(CC) $(CFLAGS) -MMD -MP -o $@ harness/guest/tests/steps-test.c harness/guest/steps.c
+
+-include $(B)/tests/bin/guest/steps-test.d

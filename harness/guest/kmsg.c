@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Forward kernel messages from /dev/kmsg to the host, each record as
  * "kmsg SEQ LEVEL USEC TEXT". A thread forwards them as they come (so a hung

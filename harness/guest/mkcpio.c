@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Write the initramfs as a newc cpio archive on stdout: the directories the
  * agent mounts on, /dev/console (so the kernel gives /init a console before

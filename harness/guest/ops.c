@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The steps themselves. Each returns 0 or the errno the kernel gave (or
  * EBADDATA when content differs from the pattern) and fills a short detail

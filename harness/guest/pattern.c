@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * File contents the agent writes and later verifies: every 8-byte word is a
  * hash of the file's path and the word's offset, so a byte read back can be

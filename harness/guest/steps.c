@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Step parsing and errno names, shared by the guest agent and the host: the
  * host rejects an unknown or malformed step before it boots anything, with

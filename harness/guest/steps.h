@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Step parsing, shared by the guest agent and the host command.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # harness/report/: the results library (report/report.h): summary.md,
 # index.html, junit.xml, KTAP, and flipbed report/show/diff/merge.
 # Included by harness/harness.mk, which compiles its objects.

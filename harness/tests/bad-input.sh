@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Bad input: each case exits 2 with one line on stderr naming the
 # problem and what is accepted, and starts nothing. Groups: quick.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Boot smoke: each kernel variant boots, the guest writes /a (5000
 # bytes) and /d/small (40 bytes, stored inline), unmounts, and the host
 # finds both files with debugfs and a clean e2fsck -fn. Groups: quick.

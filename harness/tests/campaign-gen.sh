@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # flipbed campaign without a kernel: the same seed gives byte-identical
 # scenario files (twice, and case 7 whether the campaign has 10 or 300
 # cases), another seed gives other files, every generated file is a valid

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A campaign interrupted while a case's nbdkit is still starting resumes
 # cleanly. The case cut short is recorded as infra "interrupted by ...",
 # which a resumed campaign drops and runs again; any other wording makes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # flipbed campaign --minimize on a known finding (campaign/panic-finding: a
 # panic with errors=panic, 3 bits, 4 workload steps after the mount): the
 # result still panics with the same title, with 1 bit and the one step that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # flipbed campaign end to end on the patched kernel, and the reliability of
 # flipbed itself, over 200 cases in all (188 + 12; 7.5 minutes measured on
 # 2 idle cores, 15 beside a 2-job campaign).

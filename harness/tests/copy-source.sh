@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Populating through the booted kernel: flipbed boot --source
 # attaches a read-only ext4 image as /dev/vdb and the guest's copy-source
 # step copies its tree into /dev/vda. The copy must equal the tree (content,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Detection smoke: with /d/small's inode checksum zeroed at rest,
 # reading it fails with EBADMSG (EFSBADCRC), ext4 remounts read-only (a
 # write fails with EROFS), and the kernel log says "checksum invalid" and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # flipbed image: images corrupted here with debugfs, one per object type,
 # each run through the same boot and classification as a scenario and
 # classified as the kernel's checks say (patched kernel); the original file

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Infra failures are reported as such (exit 3, a line naming the failing
 # program and its log), never as a kernel outcome, and leave nothing
 # running: QEMU refusing a kernel that is not one, and nbdkit refusing a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Interrupting flipbed mid-boot leaves nothing behind: SIGINT (Ctrl-C) and
 # SIGTERM make it kill QEMU and nbdkit and exit 128+N; after SIGKILL, the
 # children die of PR_SET_PDEATHSIG and --exit-with-parent. Groups: quick.

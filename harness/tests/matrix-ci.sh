@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The regression matrix (scenarios/matrix/ci.mat) on both kernels, booted for
 # real: every case must meet its expectation (flipbed exits 0), and every
 # object type the corruptor knows must have at least one case on each kernel

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A matrix interrupted with Ctrl-C (SIGINT) or SIGTERM stops, writes what it
 # finished, exits non-zero, and leaves no QEMU, nbdkit or worker behind.
 # Groups: quick.

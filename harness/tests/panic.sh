@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A kernel panic is a kernel outcome, not a hang or an infra failure: with
 # errors=panic and /d/small's inode checksum zeroed, reading it panics the
 # guest; QEMU exits (panic=-1, -no-reboot) without the agent's "done",

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # --rule and --rule-at through the flipbed nbdkit plugin: a one-bit flip in
 # /d/small's on-disk inode, returned by reads only, makes reading the file
 # fail with EBADMSG, whether armed before boot or at a wait point after

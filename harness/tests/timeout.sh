@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Timeout and cleanup: a step that does not end in time (sleep
 # 100000) is killed at --timeout, flipbed exits 4, and no QEMU or nbdkit
 # process of the test remains. Groups: quick.

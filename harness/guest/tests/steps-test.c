@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Unit test of the step parser shared by the agent and the host: what is
  * accepted, what is refused (with a reason naming what is accepted), and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Regenerate the transcripts of the golden files that come from real boots:
 # build the image, corrupt it with debugfs, boot it with `flipbed boot
 # --console`, and turn its output into transcript.log's format

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The results side of the harness on a committed fixture run
 # (fixture-run/: 15 cases, every verdict, both kernels, several types and
 # timings): summary.md, junit.xml, KTAP and `flipbed show` against golden
