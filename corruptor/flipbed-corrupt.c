@@ -1,8 +1,8 @@
 /*
  * flipbed-corrupt --- the corruptor library for people:
  *   map | locate | pick | flip | verify IMAGE …
- * Exit status: 0 success, 1 verify found bad checksums, 2 any error (one
- * line on stderr naming what is wrong).
+ * Exit status: 0 success, 1 verify found bad or unverifiable checksums,
+ * 2 any error (one line on stderr naming what is wrong).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -286,6 +286,9 @@ static struct fbx_patch *do_pick(fbx_map_t m, const struct args *a,
 		    fbx_type_name(fbx_map_object(m, t)->type), a->pick.field,
 		    *list ? list : "none");
 	}
+	if (err == FBX_ET_UNVERIFIABLE)
+		die("--reseal: cannot locate the checksum of %s",
+		    fbx_map_explain(m));
 	if (err == FBX_ET_EMPTY_REGION && a->pick.region == FBX_REGION_FIELD)
 		die("--region %s: this %s has no such entry", a->pick.field,
 		    fbx_type_name(fbx_map_object(m, t)->type));
@@ -337,10 +340,38 @@ static int cmd_flip(fbx_map_t m, const struct args *a)
 	return 0;
 }
 
+/*
+ * A failed object: "FAIL <record>" for a bad checksum, and with
+ * " verdict=unverifiable" (JSON: "verdict", "why") when its checksum
+ * cannot be located; then the reason goes to stderr too.
+ */
+static void print_fail(fbx_map_t m, size_t i, enum fbx_verdict v, int json)
+{
+	const char *why = NULL;
+	errcode_t err;
+
+	if (v == FBX_CSUM_UNVERIFIABLE) {
+		fbx_object_verify(m, i, &v);
+		why = fbx_map_explain(m);
+		fprintf(stderr, "verify: unverifiable: %s\n", why);
+	}
+	if (!json)
+		fputs("FAIL ", stdout);
+	if (json || why)
+		err = fbx_verdict_print(m, i, v, why, json ? FBX_FMT_JSON :
+							     FBX_FMT_TEXT,
+					stdout);
+	else
+		err = fbx_object_print(m, i, FBX_FMT_TEXT, stdout);
+	if (err)
+		die("printing record %zu: %s", i, fbx_error_message(err));
+}
+
 static int cmd_verify(fbx_map_t m, const struct args *a)
 {
 	enum fbx_verdict *v;
 	size_t nbad, i, n = fbx_map_count(m), checked = 0, skipped = 0;
+	size_t unverifiable = 0;
 	errcode_t err = fbx_map_verify(m, &v, &nbad);
 
 	if (err)
@@ -348,17 +379,16 @@ static int cmd_verify(fbx_map_t m, const struct args *a)
 	for (i = 0; i < n; i++) {
 		checked += v[i] == FBX_CSUM_OK || v[i] == FBX_CSUM_BAD;
 		skipped += v[i] == FBX_CSUM_SKIPPED;
-		if (v[i] != FBX_CSUM_BAD)
-			continue;
-		if (!a->json)
-			fputs("FAIL ", stdout);
-		print_obj(m, i, a->json, stdout);
+		unverifiable += v[i] == FBX_CSUM_UNVERIFIABLE;
+		if (v[i] == FBX_CSUM_BAD || v[i] == FBX_CSUM_UNVERIFIABLE)
+			print_fail(m, i, v[i], a->json);
 	}
 	if (fbx_map_opened_from_backup(m))
 		fprintf(stderr, "verify: the primary superblock is unusable; "
 			"opened with a backup\n");
-	fprintf(stderr, "verify: %zu checksums checked, %zu bad, %zu objects "
-		"skipped under a bad parent\n", checked, nbad, skipped);
+	fprintf(stderr, "verify: %zu checksums checked, %zu bad, %zu "
+		"unverifiable, %zu objects skipped under a bad parent\n",
+		checked, nbad - unverifiable, unverifiable, skipped);
 	free(v);
 	return nbad ? 1 : 0;
 }

@@ -145,7 +145,10 @@ struct fbx_selector {
  */
 errcode_t fbx_map_find(fbx_map_t map, const struct fbx_selector *sel,
 		       size_t **ret_idx, size_t *ret_count);
-/* One line saying why the last fbx_map_find() failed (owned by the map). */
+/*
+ * One line saying why the last fbx_map_find() failed, or why the last
+ * object verified or picked is unverifiable (owned by the map).
+ */
 const char *fbx_map_explain(fbx_map_t map);
 
 /* Verification states. */
@@ -154,15 +157,29 @@ enum fbx_verdict {
 	FBX_CSUM_BAD,
 	FBX_CSUM_NONE,		/* no checksum covers this object */
 	FBX_CSUM_SKIPPED,	/* its parent failed: its location is suspect */
-	FBX_CSUM_SHARED		/* covered by its inode's checksum */
+	FBX_CSUM_SHARED,	/* covered by its inode's checksum */
+	FBX_CSUM_UNVERIFIABLE	/* its checksum cannot be located: a header
+				   field puts it outside the block, or the
+				   object lies past the end of the image */
 };
 
-/* Check one object's checksum against the bytes in the image file now. */
+/* "ok", "bad", "none", "skipped", "shared", "unverifiable". */
+const char *fbx_verdict_name(enum fbx_verdict verdict);
+
+/*
+ * Check one object's checksum against the bytes in the image file now.
+ * Header fields that locate the checksum (an extent block's eh_max, a
+ * directory block's rec_len chain, an htree's count, limit and
+ * info_length) are checked against the block size first: when they put it
+ * outside the block, or the object lies past the end of the image, the
+ * verdict is FBX_CSUM_UNVERIFIABLE and fbx_map_explain() says why.
+ */
 errcode_t fbx_object_verify(fbx_map_t map, size_t i,
 			    enum fbx_verdict *ret_verdict);
 /*
  * Check every checksum; RET_VERDICTS (malloc'ed, one per object, may be
- * NULL) and the number of objects in FBX_CSUM_BAD.
+ * NULL) and the number of objects that fail: FBX_CSUM_BAD or
+ * FBX_CSUM_UNVERIFIABLE.
  */
 errcode_t fbx_map_verify(fbx_map_t map, enum fbx_verdict **ret_verdicts,
 			 size_t *ret_nbad);
@@ -207,7 +224,8 @@ struct fbx_patch {
  * (for bitmaps that includes the group descriptor's own checksum, for
  * journal data the descriptor's tag and tail). Nothing is written.
  * FBX_ET_EMPTY_REGION when the region has no byte (checksums off,
- * no such field).
+ * no such field); with reseal, FBX_ET_UNVERIFIABLE when a header field
+ * puts the checksum outside the block (fbx_map_explain() names it).
  */
 errcode_t fbx_object_pick(fbx_map_t map, size_t i,
 			  const struct fbx_pick_opts *opts,
@@ -239,6 +257,13 @@ errcode_t fbx_patch_apply(fbx_map_t map, const struct fbx_patch *patch);
 enum fbx_format { FBX_FMT_TEXT, FBX_FMT_JSON };
 errcode_t fbx_object_print(fbx_map_t map, size_t i, enum fbx_format fmt,
 			   FILE *out);
+/*
+ * The record of object I with its verdict: text adds "verdict=V", JSON
+ * adds "verdict" and, when WHY is not NULL, "why".
+ */
+errcode_t fbx_verdict_print(fbx_map_t map, size_t i,
+			    enum fbx_verdict verdict, const char *why,
+			    enum fbx_format fmt, FILE *out);
 /* Every record, in map order (for text, faster than one call each). */
 errcode_t fbx_map_print(fbx_map_t map, enum fbx_format fmt, FILE *out);
 
@@ -257,6 +282,7 @@ errcode_t fbx_map_print(fbx_map_t map, enum fbx_format fmt, FILE *out);
 #define FBX_ET_READ_ONLY	(FBX_ET_BASE + 12)
 #define FBX_ET_SHORT_IO		(FBX_ET_BASE + 13)
 #define FBX_ET_BAD_BITS		(FBX_ET_BASE + 14)
+#define FBX_ET_UNVERIFIABLE	(FBX_ET_BASE + 15)
 
 /* Message for FBX_ET_* codes, libext2fs codes and errno values. */
 const char *fbx_error_message(errcode_t code);

@@ -166,9 +166,13 @@ errcode_t fbx_object_pick(fbx_map_t m, size_t i,
 		 * locates the checksum (a dirent's rec_len on the way to the
 		 * tail, an htree's info_length or limit), libext2fs seals
 		 * somewhere else, and the change would not be a resealed one.
+		 * When a header field puts the checksum outside the block,
+		 * before or after the change, fbx_map_explain() says which.
 		 */
 		if (!err)
 			err = fbx_seal(m, i, p, 0, &ok);
+		if (err == FBX_ET_UNVERIFIABLE)
+			goto fail;
 		if (err || !ok) {
 			err = FBX_ET_RESEAL;
 			goto fail;

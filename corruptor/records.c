@@ -261,16 +261,23 @@ static char *format_text(fbx_map_t m, size_t i, const char *path,
 	return p;
 }
 
-static errcode_t print_text(fbx_map_t m, size_t i, FILE *out)
+/* One text record; with VERDICT, " verdict=VERDICT" ends it. */
+static errcode_t print_text(fbx_map_t m, size_t i, const char *verdict,
+			    FILE *out)
 {
 	char small[TEXT_MAX + 256];
 	const char *path = fbx_ino_path(m, m->obj[i].ino);
 	size_t plen = path ? strlen(path) : 0;
-	char *buf = plen <= 256 ? small : malloc(TEXT_MAX + plen);
+	char *buf = plen <= 256 ? small : malloc(TEXT_MAX + plen), *e;
 
 	if (!buf)
 		return ENOMEM;
-	fwrite(buf, 1, format_text(m, i, path, plen, buf) - buf, out);
+	e = format_text(m, i, path, plen, buf);
+	if (verdict) {
+		e = put_s(put_s(e - 1, " verdict="), verdict);
+		*e++ = '\n';
+	}
+	fwrite(buf, 1, e - buf, out);
 	if (buf != small)
 		free(buf);
 	return 0;
@@ -295,7 +302,7 @@ static errcode_t print_all_text(fbx_map_t m, FILE *out)
 			p = buf;
 		}
 		if (TEXT_MAX + plen > CHUNK)
-			err = print_text(m, i, out);
+			err = print_text(m, i, NULL, out);
 		else
 			p = format_text(m, i, path, plen, p);
 	}
@@ -304,7 +311,8 @@ static errcode_t print_all_text(fbx_map_t m, FILE *out)
 	return err;
 }
 
-static errcode_t print_json(fbx_map_t m, size_t i, FILE *out)
+static errcode_t print_json(fbx_map_t m, size_t i, const char *verdict,
+			    const char *why, FILE *out)
 {
 	const struct fbx_object *o = &m->obj[i];
 	const char *note = note_of(o), *path = fbx_ino_path(m, o->ino);
@@ -344,6 +352,10 @@ static errcode_t print_json(fbx_map_t m, size_t i, FILE *out)
 	json_object_set_new(j, "note", note ? json_string(note) : json_null());
 	if (o->type >= FBX_JOURNAL_DESCRIPTOR && o->type <= FBX_JOURNAL_DATA)
 		json_object_set_new(j, "seq", json_integer(o->jseq));
+	if (verdict)
+		json_object_set_new(j, "verdict", json_string(verdict));
+	if (why)
+		json_object_set_new(j, "why", json_string(why));
 	s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	if (!s)
@@ -359,8 +371,18 @@ errcode_t fbx_object_print(fbx_map_t m, size_t i, enum fbx_format fmt,
 	if (i >= m->n)
 		return EINVAL;
 	if (fmt == FBX_FMT_JSON)
-		return print_json(m, i, out);
-	return print_text(m, i, out);
+		return print_json(m, i, NULL, NULL, out);
+	return print_text(m, i, NULL, out);
+}
+
+errcode_t fbx_verdict_print(fbx_map_t m, size_t i, enum fbx_verdict v,
+			    const char *why, enum fbx_format fmt, FILE *out)
+{
+	if (i >= m->n || !fbx_verdict_name(v))
+		return EINVAL;
+	if (fmt == FBX_FMT_JSON)
+		return print_json(m, i, fbx_verdict_name(v), why, out);
+	return print_text(m, i, fbx_verdict_name(v), out);
 }
 
 errcode_t fbx_map_print(fbx_map_t m, enum fbx_format fmt, FILE *out)
@@ -371,7 +393,7 @@ errcode_t fbx_map_print(fbx_map_t m, enum fbx_format fmt, FILE *out)
 	if (fmt == FBX_FMT_TEXT)
 		return print_all_text(m, out);
 	for (i = 0; i < m->n && !err; i++)
-		err = print_json(m, i, out);
+		err = print_json(m, i, NULL, NULL, out);
 	return err;
 }
 
@@ -401,6 +423,8 @@ const char *fbx_error_message(errcode_t code)
 			"short read or write (offset beyond the image?)",
 		[FBX_ET_BAD_BITS - FBX_ET_BASE] =
 			"bad bit count (1 to 4096, at most the region's bits)",
+		[FBX_ET_UNVERIFIABLE - FBX_ET_BASE] =
+			"the checksum cannot be located: a header field puts it outside the block",
 	};
 	static int init;
 

@@ -10,6 +10,13 @@
 
 #include "fbx-int.h"
 
+/*
+ * The tail search of libext2fs (__get_dirent_tail) reads the rec_len of
+ * the entry that ends the block: 4 to 6 bytes past it. Buffers handed to
+ * its directory checksum functions are this much longer, zeroed.
+ */
+#define DIR_SLACK	8
+
 static size_t patch_find(const struct fbx_patch *p, uint64_t off)
 {
 	size_t lo = 0, hi = p ? p->n : 0;
@@ -177,13 +184,179 @@ static errcode_t seal_bitmap(struct fbx_map *m, const struct fbx_object *o,
 	return err;
 }
 
+static unsigned le16_at(const unsigned char *b)
+{
+	return b[0] | b[1] << 8;
+}
+
+static uint32_t le32_at(const unsigned char *b)
+{
+	return le16_at(b) | (uint32_t)le16_at(b + 2) << 16;
+}
+
+/*
+ * libext2fs' checksum functions locate the checksum from header fields
+ * and read there without checking them against the block size:
+ * ext2fs_extent_block_csum_verify() takes eh_max on trust (0xffff sends
+ * it 786 KiB past a 4 KiB block) and the directory tail search follows
+ * rec_len wherever it leads. So the fields are checked here first, the
+ * way libext2fs reads them. Each check returns 1 when libext2fs can find
+ * the checksum inside the block, else 0 with WHY naming the field, its
+ * value and what would be accepted.
+ */
+static int extent_layout_ok(struct fbx_map *m, const unsigned char *b,
+			    char *why, size_t len)
+{
+	unsigned max = le16_at(b + offsetof(struct ext3_extent_header,
+					    eh_max));
+	unsigned long long tail = sizeof(struct ext3_extent_header) +
+				  (unsigned long long)max *
+				  sizeof(struct ext3_extent);
+
+	if (tail + sizeof(struct ext3_extent_tail) <= m->bs)
+		return 1;
+	snprintf(why, len, "eh_max %u puts et_checksum at byte %llu of a "
+		 "%u-byte block (eh_max at most %zu)", max, tail, m->bs,
+		 (m->bs - sizeof(struct ext3_extent_header) -
+		  sizeof(struct ext3_extent_tail)) / sizeof(struct ext3_extent));
+	return 0;
+}
+
+/* A directory leaf: the rec_len chain must land on the 12-byte tail. */
+static int dirent_tail_ok(struct fbx_map *m, const unsigned char *b,
+			  char *why, size_t len)
+{
+	unsigned top = m->bs - sizeof(struct ext2_dir_entry_tail);
+	unsigned pos = 0, rl;
+
+	while (pos < top) {
+		rl = le16_at(b + pos + 4);
+		if (rl < 8 || rl % 4) {
+			snprintf(why, len, "rec_len %u of the entry at byte %u "
+				 "(wanted a multiple of 4, at least 8)", rl, pos);
+			return 0;
+		}
+		if (pos + rl > m->bs) {
+			snprintf(why, len, "rec_len %u of the entry at byte %u "
+				 "runs past the %u-byte block", rl, pos, m->bs);
+			return 0;
+		}
+		pos += rl;
+	}
+	if (pos != top) {
+		snprintf(why, len, "the entries end at byte %u, not at the "
+			 "checksum tail at byte %u", pos, top);
+		return 0;
+	}
+	if (le32_at(b + top) || le16_at(b + top + 4) != 12 ||
+	    le16_at(b + top + 6) != EXT2_DIR_NAME_LEN_CSUM) {
+		snprintf(why, len, "no checksum tail at byte %u (inode %u, "
+			 "rec_len %u, name_len 0x%04x; wanted 0, 12, 0x%04x)",
+			 top, le32_at(b + top), le16_at(b + top + 4),
+			 le16_at(b + top + 6), EXT2_DIR_NAME_LEN_CSUM);
+		return 0;
+	}
+	return 1;
+}
+
+/* An htree root or node: its header, then limit and count. */
+static int dx_layout_ok(struct fbx_map *m, const unsigned char *b,
+			char *why, size_t len)
+{
+	unsigned rl = le16_at(b + 4), coff, limit, count, fit;
+
+	if (rl == m->bs && !le16_at(b + 6)) {
+		coff = 8;
+	} else if (rl == 12) {
+		rl = le16_at(b + 12 + 4);
+		if (rl != m->bs - 12) {
+			snprintf(why, len, "the rec_len of '..' is %u (an htree "
+				 "root's is %u)", rl, m->bs - 12);
+			return 0;
+		}
+		if (le32_at(b + 24) || b[29] != sizeof(struct ext2_dx_root_info)) {
+			snprintf(why, len, "reserved_zero %u, info_length %u "
+				 "(wanted 0 and %zu)", le32_at(b + 24), b[29],
+				 sizeof(struct ext2_dx_root_info));
+			return 0;
+		}
+		coff = 24 + sizeof(struct ext2_dx_root_info);
+	} else {
+		snprintf(why, len, "the first entry's rec_len %u is neither "
+			 "an htree root's (12) nor an htree node's (%u)", rl,
+			 m->bs);
+		return 0;
+	}
+	limit = le16_at(b + coff);
+	count = le16_at(b + coff + 2);
+	fit = (m->bs - coff - sizeof(struct ext2_dx_tail)) /
+	      sizeof(struct ext2_dx_entry);
+	if (limit > fit) {
+		snprintf(why, len, "limit %u puts dt_checksum at byte %zu of "
+			 "a %u-byte block (limit at most %u)", limit,
+			 coff + limit * sizeof(struct ext2_dx_entry) + 4,
+			 m->bs, fit);
+		return 0;
+	}
+	if (count > (m->bs - coff) / sizeof(struct ext2_dx_entry)) {
+		snprintf(why, len, "count %u runs past the %u-byte block "
+			 "(count at most %zu)", count, m->bs,
+			 (m->bs - coff) / sizeof(struct ext2_dx_entry));
+		return 0;
+	}
+	return 1;
+}
+
+/* libext2fs tries the leaf tail first, then the htree header. */
+static int dir_layout_ok(struct fbx_map *m, enum fbx_type type,
+			 const unsigned char *b, char *why, size_t len)
+{
+	char other[256];
+
+	if (type == FBX_DIR_LEAF)
+		return dirent_tail_ok(m, b, why, len) ||
+		       dx_layout_ok(m, b, other, sizeof(other));
+	return dx_layout_ok(m, b, why, len) ||
+	       dirent_tail_ok(m, b, other, sizeof(other));
+}
+
+/*
+ * Whether libext2fs can find the checksum of object O in BUF; if not,
+ * the map's explain line says which object and why.
+ */
+static int layout_ok(struct fbx_map *m, const struct fbx_object *o,
+		     const unsigned char *buf)
+{
+	char why[256];
+	int ok;
+
+	switch (o->type) {
+	case FBX_EXTENT_INDEX:
+	case FBX_EXTENT_LEAF:
+		ok = extent_layout_ok(m, buf, why, sizeof(why));
+		break;
+	case FBX_DIR_LEAF:
+	case FBX_DX_ROOT:
+	case FBX_DX_NODE:
+		ok = dir_layout_ok(m, o->type, buf, why, sizeof(why));
+		break;
+	default:
+		return 1;
+	}
+	if (!ok)
+		snprintf(m->explain, sizeof(m->explain), "%s id=%zu at 0x%llx: "
+			 "%s", fbx_type_name(o->type), (size_t)(o - m->obj),
+			 (unsigned long long)o->offset, why);
+	return ok;
+}
+
 /* Bytes [OFF, OFF+LEN) checked/sealed in place by libext2fs. */
 static errcode_t seal_buffer(struct fbx_map *m, const struct fbx_object *o,
 			     uint64_t off, size_t len, struct fbx_patch *p,
 			     int set, int *ret_ok)
 {
 	ext2_filsys fs = m->fs;
-	char *buf = calloc(1, len < m->bs ? m->bs : len);
+	char *buf = calloc(1, (len < m->bs ? m->bs : len) + DIR_SLACK);
 	errcode_t err;
 
 	if (!buf)
@@ -191,6 +364,10 @@ static errcode_t seal_buffer(struct fbx_map *m, const struct fbx_object *o,
 	err = fbx_read_patched(m, p, off, buf, len);
 	if (err)
 		goto out;
+	if (!layout_ok(m, o, (unsigned char *)buf)) {
+		err = FBX_ET_UNVERIFIABLE;
+		goto out;
+	}
 	switch (o->type) {
 	case FBX_SUPERBLOCK:
 	case FBX_SUPERBLOCK_BACKUP:
@@ -324,6 +501,10 @@ errcode_t fbx_object_verify(fbx_map_t m, size_t i,
 		return 0;
 	}
 	err = fbx_seal(m, i, NULL, 0, &ok);
+	if (err == FBX_ET_UNVERIFIABLE) {
+		*ret_verdict = FBX_CSUM_UNVERIFIABLE;
+		return 0;
+	}
 	if (!err)
 		*ret_verdict = ok ? FBX_CSUM_OK : FBX_CSUM_BAD;
 	return err;
@@ -343,13 +524,14 @@ errcode_t fbx_map_verify(fbx_map_t m, enum fbx_verdict **ret_verdicts,
 		enum fbx_verdict pv = o->parent == FBX_NONE ? FBX_CSUM_OK :
 				      v[o->parent];
 
-		if (pv == FBX_CSUM_BAD || pv == FBX_CSUM_SKIPPED)
+		if (pv == FBX_CSUM_BAD || pv == FBX_CSUM_SKIPPED ||
+		    pv == FBX_CSUM_UNVERIFIABLE)
 			v[i] = FBX_CSUM_SKIPPED;
 		else if (o->flags & FBX_OBJ_CSUM_SHARED)
 			v[i] = FBX_CSUM_SHARED;
 		else
 			err = fbx_object_verify(m, i, &v[i]);
-		nbad += v[i] == FBX_CSUM_BAD;
+		nbad += v[i] == FBX_CSUM_BAD || v[i] == FBX_CSUM_UNVERIFIABLE;
 	}
 	if (err) {
 		free(v);
@@ -361,4 +543,19 @@ errcode_t fbx_map_verify(fbx_map_t m, enum fbx_verdict **ret_verdicts,
 	else
 		free(v);
 	return 0;
+}
+
+const char *fbx_verdict_name(enum fbx_verdict v)
+{
+	static const char *const names[] = {
+		[FBX_CSUM_OK] = "ok",
+		[FBX_CSUM_BAD] = "bad",
+		[FBX_CSUM_NONE] = "none",
+		[FBX_CSUM_SKIPPED] = "skipped",
+		[FBX_CSUM_SHARED] = "shared",
+		[FBX_CSUM_UNVERIFIABLE] = "unverifiable",
+	};
+
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] :
+								NULL;
 }
