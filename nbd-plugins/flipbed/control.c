@@ -46,10 +46,59 @@ static int stop_pipe[2] = { -1, -1 };	/* wakes the thread to exit */
 static pthread_t thread;
 static bool running;
 
+/* Make room for our socket at addr's path. A socket nobody listens on
+ * (connect is refused: its server is gone) is removed. A socket someone
+ * answers on belongs to a live server, and any other file was mistyped:
+ * both are left alone and refused.
+ */
+static int remove_stale(const char *path, const struct sockaddr_un *addr)
+{
+	struct stat st;
+	int fd, r, e;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		nbdkit_error("control=%s: %m", path);
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		nbdkit_error("control=%s: exists and is not a socket", path);
+		return -1;
+	}
+	/* Non-blocking: a live server with a full backlog says EAGAIN
+	 * instead of stalling the start.
+	 */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		nbdkit_error("control=%s: socket: %m", path);
+		return -1;
+	}
+	r = connect(fd, (const struct sockaddr *)addr, sizeof *addr);
+	e = errno;
+	close(fd);
+	if (r == 0 || e == EAGAIN) {
+		nbdkit_error("control=%s: socket is in use: another server "
+			     "answers on it (stop that server or choose "
+			     "another path)", path);
+		return -1;
+	}
+	if (e != ECONNREFUSED) {
+		nbdkit_error("control=%s: cannot tell whether the socket is "
+			     "in use: connect: %s", path, strerror(e));
+		return -1;
+	}
+	nbdkit_debug("flipbed: control=%s: replacing a stale socket", path);
+	if (unlink(path) < 0 && errno != ENOENT) {
+		nbdkit_error("control=%s: removing a stale socket: %m", path);
+		return -1;
+	}
+	return 0;
+}
+
 int fb_control_bind(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct stat st;
 	mode_t old;
 	int r;
 
@@ -58,16 +107,9 @@ int fb_control_bind(const char *path)
 			     sizeof addr.sun_path - 1);
 		return -1;
 	}
-	/* Replace a stale socket, never a file someone mistyped. */
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			nbdkit_error("control=%s: exists and is not a socket",
-				     path);
-			return -1;
-		}
-		unlink(path);
-	}
 	strcpy(addr.sun_path, path);
+	if (remove_stale(path, &addr) < 0)
+		return -1;
 	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (listen_fd < 0) {
 		nbdkit_error("control=%s: socket: %m", path);

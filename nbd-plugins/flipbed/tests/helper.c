@@ -187,9 +187,13 @@ static void require_nbdkit(void)
 	}
 }
 
-/* fork + exec nbdkit -f with the standard and the given words. */
-static pid_t spawn(char **words, size_t nwords, const char *log)
+/* fork + exec nbdkit -f serving on NAME.sock with its pid in NAME.pid,
+ * with the given words.
+ */
+static pid_t spawn(const char *name, char **words, size_t nwords,
+		   const char *log)
 {
+	char sock[600], pidfile[600];
 	char *argv[64];
 	size_t argc = 0, i;
 	pid_t pid;
@@ -197,16 +201,18 @@ static pid_t spawn(char **words, size_t nwords, const char *log)
 	argv[argc++] = "nbdkit";
 	argv[argc++] = "-f";
 	argv[argc++] = "--exit-with-parent";
+	snprintf(sock, sizeof sock, "%s/%s.sock", fbt_dir(), name);
+	snprintf(pidfile, sizeof pidfile, "%s/%s.pid", fbt_dir(), name);
 	argv[argc++] = "-U";
-	argv[argc++] = fbt_path("nbd.sock");
+	argv[argc++] = sock;
 	argv[argc++] = "-P";
-	argv[argc++] = fbt_path("nbdkit.pid");
+	argv[argc++] = pidfile;
 	argv[argc++] = FB_PLUGIN;
 	for (i = 0; i < nwords && argc < 63; i++)
 		argv[argc++] = words[i];
 	argv[argc] = NULL;
-	unlink(fbt_path("nbdkit.pid"));
-	unlink(fbt_path("nbd.sock"));	/* nbdkit leaves it behind */
+	unlink(pidfile);
+	unlink(sock);	/* nbdkit leaves it behind */
 	fflush(NULL);
 	pid = fork();
 	CHECK(pid >= 0, "fork: %m");
@@ -267,9 +273,9 @@ static void start_words(void)
 	std_words(w, &n);
 	for (i = 0; i < nextra; i++)
 		w[n++] = extra_args[i];
-	server = spawn(w, n, fbt_path("nbdkit.log"));
+	server = spawn("nbd", w, n, fbt_path("nbdkit.log"));
 	for (i = 0; i < 1000; i++) {
-		if (access(fbt_path("nbdkit.pid"), F_OK) == 0)
+		if (access(fbt_path("nbd.pid"), F_OK) == 0)
 			return;
 		if (waitpid(server, &status, WNOHANG) == server) {
 			server = -1;
@@ -323,7 +329,8 @@ char *fbt_start_fails(const char *first, ...)
 	for (s = first; s; s = va_arg(ap, const char *))
 		w[n++] = (char *)s;
 	va_end(ap);
-	pid = spawn(w, n, fbt_path("fail.log"));
+	/* Its own socket and pid file: a running server keeps its own. */
+	pid = spawn("fail", w, n, fbt_path("fail.log"));
 	for (i = 0; i < 1000 && waitpid(pid, &status, WNOHANG) != pid; i++) {
 #ifdef FB_LIBASAN
 		/* With libasan preloaded, nbdkit (even with its own file

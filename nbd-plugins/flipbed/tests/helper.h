@@ -35,7 +35,8 @@ void fbt_write_image(const void *buf, uint64_t len, uint64_t off);
 /* Start nbdkit -f with the plugin: file=image control=ctl faultlog=log and
  * the extra key=value words (NULL-terminated). Returns once the pid file
  * exists. fbt_start_fails runs it expecting failure and returns its
- * stderr (malloc'd).
+ * stderr (malloc'd); it has its own NBD socket and pid file, so it may
+ * run while the server of fbt_start does.
  */
 void fbt_start(const char *extra, ...);
 char *fbt_start_fails(const char *first, ...);

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "helper.h"
@@ -100,6 +102,36 @@ static void expect_start_error(const char *want, const char *a, const char *b,
 	free(err);
 }
 
+/* A second server given the control socket of a live one must refuse to
+ * start and leave the socket alone; a socket nobody answers on any more
+ * (its server was killed) is replaced.
+ */
+static void test_control_in_use(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char img[300], ctl[300], want[400];
+	int fd;
+
+	snprintf(img, sizeof img, "file=%s", fbt_path("image"));
+	snprintf(ctl, sizeof ctl, "control=%s", fbt_path("ctl.sock"));
+	snprintf(want, sizeof want, "control=%s: socket is in use",
+		 fbt_path("ctl.sock"));
+	fbt_ctl_ok("add id=first on=read at=0 zero");
+	expect_start_error(want, img, ctl, NULL);
+	CHECK(strstr(fbt_ctl_ok("list"), "id=first ") != NULL,
+	      "the first server still owns its control socket");
+	fbt_ctl_ok("clear");
+
+	fbt_stop();
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	strcpy(a.sun_path, fbt_path("ctl.sock"));
+	CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0,
+	      "bind a stale socket: %m");
+	close(fd);
+	fbt_start(NULL);
+	fbt_ctl_ok("stats");
+}
+
 static void test_bad_config(void)
 {
 	char file[300], rules[300], ctl[300], img[300];
@@ -152,6 +184,7 @@ int main(void)
 	      st.st_mode & 0777);
 	test_io();
 	test_extents();
+	test_control_in_use();
 	fbt_stop();
 	test_bad_config();
 	printf("serve: all checks passed\n");
