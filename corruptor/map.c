@@ -617,11 +617,23 @@ static void add_dx_block(struct fbx_map *m, const struct dir_block *d,
 	const struct ext2_dx_countlimit *cl = (const void *)(buf + coff);
 	unsigned limit = ext2fs_le16_to_cpu(cl->limit);
 	unsigned count = ext2fs_le16_to_cpu(cl->count);
-	uint64_t tail = coff + (uint64_t)limit * sizeof(struct ext2_dx_entry);
+	unsigned fit = (m->bs - coff - sizeof(struct ext2_dx_tail)) /
+		       sizeof(struct ext2_dx_entry);
+	uint64_t tail;
 
-	if (!has_csum(m) || count > limit ||
-	    tail + sizeof(struct ext2_dx_tail) > m->bs)
+	if (!has_csum(m))
 		return;
+	/*
+	 * A limit past the block leaves the checksum where a sound one puts
+	 * it (after as many entries as fit): verify then reports the block
+	 * unverifiable, not unchecked. A count past the limit is covered up
+	 * to the tail.
+	 */
+	if (limit > fit)
+		limit = fit;
+	if (count > limit)
+		count = limit;
+	tail = coff + (uint64_t)limit * sizeof(struct ext2_dx_entry);
 	/* ext2fs_dx_csum(): the entries in use, then dt_reserved */
 	fbx_cover(o, o->offset, coff + count * sizeof(struct ext2_dx_entry));
 	fbx_cover(o, o->offset + tail, 4);

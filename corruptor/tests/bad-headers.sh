@@ -80,4 +80,30 @@ grep -q 'rec_len 65532 of the entry at byte 0 runs past' "$W/err" ||
 	fail "rec_len: the reason does not name rec_len 65532: $(cat "$W/err")"
 noreseal rec_len $F flip "$W/x" --target dir-leaf --path /big --index 0 --reseal
 
+say "dx-root with limit 0xffff"
+cp "$I" "$W/x"
+off=$(offset_of "$W/x" dx-root)
+poke "$W/x" $((off + 32)) '\377\377'
+bad limit dx-root $off
+grep -q 'limit 65535 puts dt_checksum' "$W/err" ||
+	fail "limit: the reason does not name limit 65535: $(cat "$W/err")"
+noreseal limit $F pick "$W/x" --target dx-root --reseal
+
+# libext2fs (and the kernel) checksum count entries even past limit: the
+# checksum is found, and it no longer matches.
+say "dx-root with count = limit + 1"
+cp "$I" "$W/x"
+off=$(offset_of "$W/x" dx-root)
+limit=$(od -A n -t u2 -j $((off + 32)) -N 2 "$W/x" | tr -d ' ')
+n=$((limit + 1))
+poke "$W/x" $((off + 34)) "$(printf '\\%03o\\%03o' $((n % 256)) $((n / 256)))"
+bad count dx-root $off
+
+say "dx-root with info_length 16"
+cp "$I" "$W/x"
+off=$(offset_of "$W/x" dx-root)
+poke "$W/x" $((off + 29)) '\020'
+bad info_length dx-root $off
+grep -q 'info_length 16 ' "$W/err" ||
+	fail "info_length: the reason does not name info_length 16: $(cat "$W/err")"
 echo "all bad headers reported, nothing crashed"
