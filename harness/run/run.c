@@ -75,7 +75,8 @@ static void usage(FILE *f, const char *cmd)
 "  --keep           keep every case image (default: only failed and infra ones)\n"
 "  --ktap           print KTAP results on stdout at the end\n"
 "  --verbose        stream every console and agent line to stderr\n"
-"  --list           print the cases (name, then the repro command) and run nothing\n",
+"  --list           print the cases (name, then the repro command) and run nothing;\n"
+"                   with --verbose, each case's scenario as it will run\n",
 		cmd, !strcmp(cmd, "matrix") ? "NAME" : "SCENARIO...");
 }
 
@@ -552,6 +553,10 @@ static int run_main(int argc, char **argv, const char *matrix)
 			char *repro = fb_case_repro(&cases.v[i]);
 			printf("%s\t%s\n", cases.v[i].name, repro);
 			free(repro);
+			if (a.verbose) {
+				fb_scenario_print(stdout, cases.v[i].scn, cases.v[i].kernel);
+				putchar('\n');
+			}
 		}
 		fb_case_specs_free(&cases);
 		return EXIT_MET;
