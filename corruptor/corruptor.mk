@@ -19,7 +19,7 @@ FBX_LIBS = $(FBX_LIB) $(shell $(PKG_CONFIG) --libs ext2fs com_err jansson)
 ALL += $(FBX_LIB) $(FBX_CLI)
 PACKAGES += libext2fs-dev comerr-dev e2fsprogs libjansson-dev
 TESTS += $(addprefix $(FBX)/tests/,cli-errors.sh types.sh layout.sh \
-	features.sh bad-headers.sh)
+	features.sh bad-headers.sh truncated.sh)
 BENCHES += bench-corruptor
 
 $(B)/obj/$(FBX)/%.o: $(FBX)/%.c $(FBX_HDRS)

@@ -28,6 +28,7 @@ struct fbx_journal {
 
 struct fbx_map {
 	char *image;
+	uint64_t image_size;	/* bytes in the image file (or device) */
 	int fd;
 	int rw;
 	ext2_filsys fs;

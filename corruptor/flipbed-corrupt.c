@@ -196,6 +196,30 @@ static fbx_map_t open_map(const char *image, int flags)
 	return m;
 }
 
+/*
+ * A truncated image: map, locate, pick and flip refuse it (its records
+ * name bytes that are not there); verify goes on and names what is lost.
+ */
+static void check_size(fbx_map_t m, const struct args *a)
+{
+	ext2_filsys fs = fbx_map_fs(m);
+	uint64_t isize, fsize;
+	size_t past;
+	char msg[1024];
+
+	if (!fbx_map_check_size(m, &isize, &fsize, &past))
+		return;
+	snprintf(msg, sizeof(msg), "%s: the image is %" PRIu64 " bytes but "
+		 "its superblock says %llu blocks of %u bytes (%" PRIu64
+		 " bytes): truncated; %zu of %zu objects lie past its end",
+		 a->image, isize,
+		 (unsigned long long)ext2fs_blocks_count(fs->super),
+		 fs->blocksize, fsize, past, fbx_map_count(m));
+	if (strcmp(a->cmd, "verify"))
+		die("%s (verify names them)", msg);
+	fprintf(stderr, "verify: %s\n", msg);
+}
+
 static void print_obj(fbx_map_t m, size_t i, int json, FILE *out)
 {
 	errcode_t err = fbx_object_print(m, i, json ? FBX_FMT_JSON :
@@ -403,6 +427,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &a);
 	check_args(&a);
 	m = open_map(a.image, !strcmp(a.cmd, "flip") ? FBX_OPEN_RW : 0);
+	check_size(m, &a);
 	if (!strcmp(a.cmd, "map"))
 		rc = cmd_map(m, &a);
 	else if (!strcmp(a.cmd, "locate"))

@@ -124,6 +124,13 @@ ext2_filsys fbx_map_fs(fbx_map_t map);
 const char *fbx_map_image(fbx_map_t map);
 /* Nonzero when the primary superblock could not be used to open. */
 int fbx_map_opened_from_backup(fbx_map_t map);
+/*
+ * FBX_ET_TRUNCATED when the image file is shorter than the filesystem its
+ * superblock describes (blocks count x block size). Either way, both
+ * sizes and the number of records that end past the image's end.
+ */
+errcode_t fbx_map_check_size(fbx_map_t map, uint64_t *ret_image_size,
+			     uint64_t *ret_fs_size, size_t *ret_past_end);
 size_t fbx_map_count(fbx_map_t map);
 const struct fbx_object *fbx_map_object(fbx_map_t map, size_t i);
 
@@ -171,8 +178,9 @@ const char *fbx_verdict_name(enum fbx_verdict verdict);
  * Header fields that locate the checksum (an extent block's eh_max, a
  * directory block's rec_len chain, an htree's count, limit and
  * info_length) are checked against the block size first: when they put it
- * outside the block, or the object lies past the end of the image, the
- * verdict is FBX_CSUM_UNVERIFIABLE and fbx_map_explain() says why.
+ * outside the block, or bytes it needs lie past the end of the image
+ * file, the verdict is FBX_CSUM_UNVERIFIABLE and fbx_map_explain() says
+ * why.
  */
 errcode_t fbx_object_verify(fbx_map_t map, size_t i,
 			    enum fbx_verdict *ret_verdict);
@@ -283,6 +291,7 @@ errcode_t fbx_map_print(fbx_map_t map, enum fbx_format fmt, FILE *out);
 #define FBX_ET_SHORT_IO		(FBX_ET_BASE + 13)
 #define FBX_ET_BAD_BITS		(FBX_ET_BASE + 14)
 #define FBX_ET_UNVERIFIABLE	(FBX_ET_BASE + 15)
+#define FBX_ET_TRUNCATED	(FBX_ET_BASE + 16)
 
 /* Message for FBX_ET_* codes, libext2fs codes and errno values. */
 const char *fbx_error_message(errcode_t code);

@@ -860,6 +860,8 @@ errcode_t fbx_map_open(const char *image, int flags, fbx_map_t *ret_map)
 		fbx_map_close(m);
 		return err;
 	}
+	/* lseek, not fstat: fstat says 0 bytes for a block device. */
+	m->image_size = lseek(m->fd, 0, SEEK_END);
 	m->bs = m->fs->blocksize;
 	m->isize = EXT2_INODE_SIZE(m->fs->super);
 	if (ext2fs_read_inode_bitmap(m->fs)) {
@@ -918,6 +920,20 @@ const char *fbx_map_image(fbx_map_t m)
 int fbx_map_opened_from_backup(fbx_map_t m)
 {
 	return m->from_backup;
+}
+
+errcode_t fbx_map_check_size(fbx_map_t m, uint64_t *ret_image_size,
+			     uint64_t *ret_fs_size, size_t *ret_past_end)
+{
+	uint64_t fs_size = ext2fs_blocks_count(m->fs->super) * m->bs;
+	size_t i, past = 0;
+
+	for (i = 0; m->image_size < fs_size && i < m->n; i++)
+		past += m->obj[i].offset + m->obj[i].length > m->image_size;
+	*ret_image_size = m->image_size;
+	*ret_fs_size = fs_size;
+	*ret_past_end = past;
+	return m->image_size < fs_size ? FBX_ET_TRUNCATED : 0;
 }
 
 size_t fbx_map_count(fbx_map_t m)

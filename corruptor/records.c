@@ -425,6 +425,8 @@ const char *fbx_error_message(errcode_t code)
 			"bad bit count (1 to 4096, at most the region's bits)",
 		[FBX_ET_UNVERIFIABLE - FBX_ET_BASE] =
 			"the checksum cannot be located: a header field puts it outside the block",
+		[FBX_ET_TRUNCATED - FBX_ET_BASE] =
+			"the image file is shorter than its filesystem",
 	};
 	static int init;
 

@@ -501,7 +501,14 @@ errcode_t fbx_object_verify(fbx_map_t m, size_t i,
 		return 0;
 	}
 	err = fbx_seal(m, i, NULL, 0, &ok);
-	if (err == FBX_ET_UNVERIFIABLE) {
+	/* A truncated image: what the checksum needs is not there. */
+	if (err == FBX_ET_SHORT_IO)
+		snprintf(m->explain, sizeof(m->explain), "%s id=%zu at 0x%llx: "
+			 "bytes it needs lie past the end of %s (%llu bytes)",
+			 fbx_type_name(o->type), i,
+			 (unsigned long long)o->offset, m->image,
+			 (unsigned long long)m->image_size);
+	if (err == FBX_ET_UNVERIFIABLE || err == FBX_ET_SHORT_IO) {
 		*ret_verdict = FBX_CSUM_UNVERIFIABLE;
 		return 0;
 	}
