@@ -41,6 +41,14 @@ bad "exactly one IMAGE" map "$I" "$I"
 bad "map takes only IMAGE" map "$I" --target inode
 bad "--on is for pick" flip "$I" --target inode --on read
 
+# libext2fs' codes come out as its messages, never "Unknown code ext2 19"
+# (EXT2_ET_BAD_MAGIC) or "… 36" (EXT2_ET_SHORT_READ).
+head -c 1M /dev/zero > "$W/zeros"
+head -c 2048 "$I" > "$W/short.img"
+bad "cannot open as ext2/3/4: Bad magic number in super-block$" map "$W/zeros"
+bad "cannot open as ext2/3/4: Attempt to read block from filesystem resulted in short read$" \
+	verify "$W/short.img"
+
 mkfs.ext4 -q -F -b 4096 -O ^metadata_csum "$W/nocsum.img" 16M
 bad "no covered bytes.*metadata_csum off" flip "$W/nocsum.img" --target inode --region covered
 echo "all bad-input cases exit 2 with one line"
