@@ -2,9 +2,11 @@
  * section of the man page).
  *
  * One thread polls the listening socket and up to MAX_CLIENTS clients.
- * A client that sends a line longer than FB_LINE_MAX, or does not read
- * its answers within SEND_TIMEOUT, is dropped; a partial line left at
- * disconnect is discarded, never executed.
+ * Client sockets are non-blocking and every client has its own queue of
+ * answers not yet sent, so a client that does not read its answers
+ * stalls only itself; once more than OUT_MAX bytes of them wait, it is
+ * dropped. A client that sends a line longer than FB_LINE_MAX is dropped
+ * too; a partial line left at disconnect is discarded, never executed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,12 +34,16 @@
 #include "stats.h"
 
 #define MAX_CLIENTS 16
-#define SEND_TIMEOUT 10		/* seconds */
+#define OUT_MAX (1024 * 1024)	/* unsent answer bytes before a drop */
+#define OUT_KEEP 65536		/* an empty queue keeps this much memory */
 
 struct client {
 	int fd;
+	bool closing;		/* read no more; close once out is sent */
 	size_t used;
 	char line[FB_LINE_MAX + 1];
+	char *out;		/* answers not yet sent: out[sent, len) */
+	size_t sent, len, cap;
 };
 
 static char *sock_path;
@@ -260,68 +266,136 @@ void fb_control_execute(const char *line,
 	fb_cmd_free(&cmd);
 }
 
-/* put() for a socket client: blocking send bounded by SO_SNDTIMEO. A
- * failed send closes the client (fd becomes -1).
- */
+static void drop_client(struct client *c, const char *why)
+{
+	if (why)
+		nbdkit_debug("flipbed: control client dropped: %s", why);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->out);
+	*c = (struct client){ .fd = -1 };
+}
+
+/* put() for a socket client: queue the answer; flush_client sends it. */
 static void put_client(void *opaque, const char *s, size_t n)
 {
 	struct client *c = opaque;
+	size_t cap;
+	char *p;
 
-	while (c->fd >= 0 && n > 0) {
-		ssize_t w = send(c->fd, s, n, MSG_NOSIGNAL);
+	if (c->fd < 0)
+		return;
+	if (c->len + n > c->cap) {
+		for (cap = c->cap ? c->cap : 4096; cap < c->len + n; cap *= 2)
+			;
+		p = realloc(c->out, cap);
+		if (!p) {
+			drop_client(c, "out of memory for its answers");
+			return;
+		}
+		c->out = p;
+		c->cap = cap;
+	}
+	memcpy(c->out + c->len, s, n);
+	c->len += n;
+}
+
+/* Send what the socket takes without blocking; keep the rest queued. */
+static void flush_client(struct client *c)
+{
+	while (c->fd >= 0 && c->sent < c->len) {
+		ssize_t w = send(c->fd, c->out + c->sent, c->len - c->sent,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
 		if (w <= 0) {
-			close(c->fd);
-			c->fd = -1;
+			drop_client(c, "gone before reading its answers");
 			return;
 		}
-		s += w;
-		n -= w;
+		c->sent += w;
 	}
+	if (c->fd < 0)
+		return;
+	if (c->sent > 0) {
+		memmove(c->out, c->out + c->sent, c->len - c->sent);
+		c->len -= c->sent;
+		c->sent = 0;
+	}
+	if (c->len == 0 && c->cap > OUT_KEEP) {
+		free(c->out);
+		c->out = NULL;
+		c->cap = 0;
+	}
+	if (c->len == 0 && c->closing)
+		drop_client(c, NULL);
 }
 
-static void drop_client(struct client *c, const char *why)
+/* Answer a last line, then close once it is sent. */
+static void close_client(struct client *c, const char *why)
 {
-	if (why) {
-		nbdkit_debug("flipbed: control client dropped: %s", why);
-		put_client(c, why, strlen(why));
-	}
-	if (c->fd >= 0)
-		close(c->fd);
-	c->fd = -1;
+	nbdkit_debug("flipbed: control client closed: %s", why);
+	answer(put_client, c, "%s", why);
+	c->closing = true;
 	c->used = 0;
+	flush_client(c);
 }
 
-/* Execute every complete line in the buffer, keep the rest. */
+/* Execute every complete line in the buffer, keep the rest. Answers go
+ * out after each command, so a client reading them never comes near
+ * OUT_MAX; one that does not read is dropped before its next command.
+ */
 static void run_lines(struct client *c)
 {
 	char *nl;
 
-	while (c->fd >= 0 && (nl = memchr(c->line, '\n', c->used))) {
+	while (c->fd >= 0 && !c->closing &&
+	       (nl = memchr(c->line, '\n', c->used))) {
 		size_t n = nl - c->line + 1;
 
+		if (c->len - c->sent > OUT_MAX) {
+			drop_client(c, "more than 1 MiB of answers unread");
+			return;
+		}
 		*nl = '\0';
 		if (memchr(c->line, '\0', n - 1))
 			answer(put_client, c, "err line contains a NUL byte");
 		else
 			fb_control_execute(c->line, put_client, c);
+		if (c->fd < 0)
+			return;
 		memmove(c->line, c->line + n, c->used - n);
 		c->used -= n;
+		flush_client(c);
 	}
-	if (c->fd >= 0 && c->used == FB_LINE_MAX)
-		drop_client(c, "err line longer than 4096 bytes with its newline\n");
+	if (c->fd >= 0 && !c->closing && c->used == FB_LINE_MAX)
+		close_client(c, "err line longer than 4096 bytes with its "
+			     "newline");
 }
 
-static void serve_client(struct client *c)
+static void serve_client(struct client *c, short revents)
 {
-	ssize_t n = recv(c->fd, c->line + c->used, FB_LINE_MAX - c->used, 0);
+	ssize_t n;
 
+	if (revents & (POLLOUT | POLLHUP | POLLERR))
+		flush_client(c);
+	if (c->fd < 0 || c->closing ||
+	    !(revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	n = recv(c->fd, c->line + c->used, FB_LINE_MAX - c->used, 0);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
-	if (n <= 0) {
+	if (n < 0) {
 		drop_client(c, NULL);
+		return;
+	}
+	if (n == 0) {
+		/* End of its commands: send what is queued, then close. */
+		c->closing = true;
+		c->used = 0;
+		flush_client(c);
 		return;
 	}
 	c->used += n;
@@ -330,22 +404,22 @@ static void serve_client(struct client *c)
 
 static void accept_client(struct client *clients)
 {
-	const struct timeval tv = { SEND_TIMEOUT, 0 };
-	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	static const char busy[] = "err too many control clients\n";
+	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	size_t i;
 
 	if (fd < 0)
 		return;
 	for (i = 0; i < MAX_CLIENTS; i++) {
 		if (clients[i].fd < 0) {
-			setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-			clients[i].fd = fd;
-			clients[i].used = 0;
+			clients[i] = (struct client){ .fd = fd };
 			return;
 		}
 	}
-	drop_client(&(struct client){ .fd = fd },
-		    "err too many control clients\n");
+	nbdkit_debug("flipbed: control client refused: %s", busy);
+	if (send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		nbdkit_debug("flipbed: control client refused: %m");
+	close(fd);
 }
 
 static void *control_thread(void *arg)
@@ -355,13 +429,19 @@ static void *control_thread(void *arg)
 	size_t i;
 
 	for (i = 0; i < MAX_CLIENTS; i++)
-		clients[i].fd = -1;
+		clients[i] = (struct client){ .fd = -1 };
 	for (;;) {
 		p[0] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
 		p[1] = (struct pollfd){ .fd = stop_pipe[0], .events = POLLIN };
-		for (i = 0; i < MAX_CLIENTS; i++)
-			p[i + 2] = (struct pollfd){ .fd = clients[i].fd,
-						    .events = POLLIN };
+		for (i = 0; i < MAX_CLIENTS; i++) {
+			struct client *c = &clients[i];
+
+			p[i + 2] = (struct pollfd){
+				.fd = c->fd,
+				.events = (c->closing ? 0 : POLLIN) |
+					  (c->len > c->sent ? POLLOUT : 0),
+			};
+		}
 		if (poll(p, MAX_CLIENTS + 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -372,7 +452,7 @@ static void *control_thread(void *arg)
 			break;
 		for (i = 0; i < MAX_CLIENTS; i++) {
 			if (clients[i].fd >= 0 && p[i + 2].revents)
-				serve_client(&clients[i]);
+				serve_client(&clients[i], p[i + 2].revents);
 		}
 		if (p[0].revents & POLLIN)
 			accept_client(clients);

@@ -1,12 +1,16 @@
 /* flipbed plugin: the control protocol answers exactly as documented, and
  * bad input (malformed rules, unknown keys, ranges outside the disk,
  * garbage bytes, over-long lines, a client leaving mid-line) gets "err" or
- * a dropped connection, never a crash or a changed byte.
+ * a dropped connection, never a crash or a changed byte; a client that
+ * does not read its answers holds up no other client.
  */
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helper.h"
@@ -132,6 +136,104 @@ static void test_garbage(void)
 	expect("list", "ok\n");
 }
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Send cmd over and over, len bytes in all, reading no answer. Stops early
+ * when the socket takes nothing for 2 s or is closed. Returns the bytes
+ * sent.
+ */
+static size_t flood(int fd, const char *cmd, size_t len)
+{
+	static char buf[65536];
+	size_t n = strlen(cmd), chunk, sent = 0;
+
+	for (chunk = 0; chunk + n <= sizeof buf; chunk += n)
+		memcpy(buf + chunk, cmd, n);
+	while (sent < len) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		size_t off = sent % chunk, want = chunk - off;
+		ssize_t w;
+
+		if (want > len - sent)
+			want = len - sent;
+		if (poll(&p, 1, 2000) <= 0)
+			break;
+		w = send(fd, buf + off, want, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (w <= 0)
+			break;
+		sent += w;
+	}
+	return sent;
+}
+
+/* stats on a new connection must answer within a second. */
+static void stats_answers_at_once(const char *when)
+{
+	double t = now(), took;
+	char *s = fbt_ctl("stats");
+
+	took = now() - t;
+	CHECK(strncmp(s, "ok reads=", 9) == 0, "stats %s: %s", when, s);
+	CHECK(took < 1.0, "stats %s took %.1f s", when, took);
+}
+
+/* A client that sends commands but does not read its answers must not
+ * hold up the others; its answers wait for it up to a bound, beyond
+ * which it is dropped.
+ */
+static void test_slow_reader(void)
+{
+	size_t cmds = 8192, sent, lines = 0, got = 0, cap = 1 << 20, i;
+	char *buf = malloc(cap);
+	int fd = fbt_ctl_open();
+	ssize_t r;
+
+	/* 8192 answers of ~30 bytes, each a buffer of its own in the
+	 * socket: far more than the socket holds.
+	 */
+	sent = flood(fd, "stats\n", cmds * 6);
+	stats_answers_at_once("while a client does not read");
+	CHECK(sent == cmds * 6, "sent %zu of %zu bytes", sent, cmds * 6);
+	/* Every answer is still there for it, in order. */
+	while (lines < cmds) {
+		if (got == cap)
+			buf = realloc(buf, cap *= 2);
+		r = recv(fd, buf + got, cap - got, 0);
+		CHECK(r > 0, "control socket closed after %zu answers", lines);
+		for (i = got; i < got + r; i++)
+			lines += buf[i] == '\n';
+		got += r;
+	}
+	CHECK(got == lines * (strchr(buf, '\n') - buf + 1),
+	      "%zu answers in %zu bytes", lines, got);
+	for (i = 0; i < got; i = strchr(buf + i, '\n') - buf + 1)
+		CHECK(strncmp(buf + i, "ok reads=", 9) == 0,
+		      "answer at byte %zu: %.40s", i, buf + i);
+	close(fd);
+
+	/* One that never reads is dropped once 1 MiB of answers waits. */
+	fd = fbt_ctl_open();
+	sent = flood(fd, "stats\n", 64 << 20);
+	CHECK(sent < 64 << 20, "a client that never reads was not dropped");
+	stats_answers_at_once("after a client was dropped");
+	for (lines = 0; (r = recv(fd, buf, cap, 0)) > 0;) {
+		for (i = 0; i < (size_t)r; i++)
+			lines += buf[i] == '\n';
+	}
+	CHECK(lines < sent / 6, "the dropped client got all %zu answers",
+	      lines);
+	close(fd);
+	free(buf);
+}
+
 int main(void)
 {
 	static uint8_t buf[SIZE];
@@ -143,6 +245,7 @@ int main(void)
 	test_protocol();
 	test_bad_rules();
 	test_garbage();
+	test_slow_reader();
 	/* The add answer means the rule is live for the very next request. */
 	h = fbt_connect();
 	for (i = 0; i < 50; i++) {
