@@ -5,8 +5,9 @@
  * Client sockets are non-blocking and every client has its own queue of
  * answers not yet sent, so a client that does not read its answers
  * stalls only itself; once more than OUT_MAX bytes of them wait, it is
- * dropped. A client that sends a line longer than FB_LINE_MAX is dropped
- * too; a partial line left at disconnect is discarded, never executed.
+ * dropped. A client that sends a line longer than FB_LINE_MAX is answered
+ * "err line too long" and closed once that answer is sent; a partial line
+ * left at disconnect is discarded, never executed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -370,9 +371,14 @@ static void run_lines(struct client *c)
 		c->used -= n;
 		flush_client(c);
 	}
+	/* A full buffer without a newline: the line is too long, unless it
+	 * already went wrong earlier with a NUL byte.
+	 */
 	if (c->fd >= 0 && !c->closing && c->used == FB_LINE_MAX)
-		close_client(c, "err line longer than 4096 bytes with its "
-			     "newline");
+		close_client(c, memchr(c->line, '\0', c->used) ?
+			     "err line contains a NUL byte" :
+			     "err line too long: more than 4096 bytes with "
+			     "its newline");
 }
 
 static void serve_client(struct client *c, short revents)

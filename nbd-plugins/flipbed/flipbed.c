@@ -3,10 +3,13 @@
  * through a control socket (control=). See nbdkit-flipbed-plugin.pod.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
@@ -74,24 +77,105 @@ static int flipbed_config(const char *key, const char *value)
 	"rules=FILE            Rules to arm at start, one per line.\n" \
 	"extents=on|off        Report holes (SEEK_DATA/SEEK_HOLE); default off."
 
+/* The outcomes of read_line. */
+enum line_read { LINE_OK, LINE_EOF, LINE_LONG, LINE_NUL, LINE_ERROR };
+
+/* Read one line of at most FB_LINE_MAX bytes with its newline into buf,
+ * without the newline. Stops at the first NUL byte (its 1-based column in
+ * *col) or at the first byte past the limit, so that no input, however
+ * long, makes it read more than one line's worth.
+ */
+static enum line_read read_line(FILE *fp, char buf[FB_LINE_MAX], size_t *col)
+{
+	size_t n = 0;
+	int ch;
+
+	while ((ch = getc(fp)) != EOF && ch != '\n') {
+		if (ch == '\0') {
+			*col = n + 1;
+			return LINE_NUL;
+		}
+		if (n == FB_LINE_MAX - 1)
+			return LINE_LONG;
+		buf[n++] = ch;
+	}
+	if (ch == EOF && ferror(fp))
+		return LINE_ERROR;
+	if (ch == EOF && n == 0)
+		return LINE_EOF;
+	buf[n] = '\0';
+	return LINE_OK;
+}
+
+/* A regular file, opened for reading: a FIFO, a device (/dev/zero) or a
+ * directory is refused before a byte is read. O_NONBLOCK keeps open from
+ * waiting for a FIFO's writer; it changes nothing for a regular file.
+ */
+static FILE *open_rules(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	FILE *fp;
+
+	if (fd < 0) {
+		nbdkit_error("rules=%s: %m", path);
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0) {
+		nbdkit_error("rules=%s: %m", path);
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		nbdkit_error("rules=%s: not a regular file (rules are read "
+			     "from a regular file only)", path);
+		close(fd);
+		return NULL;
+	}
+	fp = fdopen(fd, "r");
+	if (!fp) {
+		nbdkit_error("rules=%s: %m", path);
+		close(fd);
+	}
+	return fp;
+}
+
+static void bad_line(const char *path, size_t lineno, enum line_read got,
+		     size_t col)
+{
+	if (got == LINE_LONG)
+		nbdkit_error("rules=%s:%zu: line longer than %d bytes with "
+			     "its newline", path, lineno, FB_LINE_MAX);
+	else if (got == LINE_NUL)
+		nbdkit_error("rules=%s:%zu: NUL byte at column %zu (a rules "
+			     "file is text)", path, lineno, col);
+	else
+		nbdkit_error("rules=%s:%zu: %m", path, lineno);
+}
+
 /* Arm every rule of rules=FILE; an error names the file and line. */
 static int load_rules(const char *path)
 {
-	FILE *fp = fopen(path, "r");
-	char *line = NULL, err[512];
-	size_t cap = 0, lineno = 0;
+	FILE *fp = open_rules(path);
+	char line[FB_LINE_MAX], err[512];
+	size_t lineno = 0, col;
+	enum line_read got;
 	struct fb_rule r;
 	int ret = 0;
 
-	if (!fp) {
-		nbdkit_error("rules=%s: %m", path);
+	if (!fp)
 		return -1;
-	}
-	while (ret == 0 && getline(&line, &cap, fp) >= 0) {
-		const char *p = line + strspn(line, " \t");
+	while (ret == 0 && (got = read_line(fp, line, &col)) != LINE_EOF) {
+		const char *p;
 
 		lineno++;
-		if (*p == '#' || *p == '\n' || *p == '\0')
+		if (got != LINE_OK) {
+			bad_line(path, lineno, got, col);
+			ret = -1;
+			break;
+		}
+		p = line + strspn(line, " \t");
+		if (*p == '#' || *p == '\0')
 			continue;
 		if (fb_rule_parse(p, &r, err, sizeof err) < 0 ||
 		    fb_control_arm(&r, err, sizeof err) < 0) {
@@ -99,7 +183,6 @@ static int load_rules(const char *path)
 			ret = -1;
 		}
 	}
-	free(line);
 	fclose(fp);
 	return ret;
 }

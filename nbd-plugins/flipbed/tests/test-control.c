@@ -111,14 +111,28 @@ static void test_garbage(void)
 	CHECK(n > 0 && strncmp(big, "err ", 4) == 0, "NUL byte refused");
 	close(fd);
 
+	/* Too long: one answer, then the connection is closed. */
 	memset(big, 'x', sizeof big);
 	fd = fbt_ctl_open();
 	CHECK(send(fd, big, sizeof big, MSG_NOSIGNAL) > 0, "send long line");
 	n = recv(fd, big, sizeof big - 1, 0);
-	CHECK(n > 0 && strncmp(big, "err line longer", 15) == 0,
-	      "long line refused");
+	big[n > 0 ? n : 0] = '\0';
+	CHECK(n > 0 && strcmp(big, "err line too long: more than 4096 bytes "
+			      "with its newline\n") == 0,
+	      "long line refused: %s", big);
 	n = recv(fd, big, sizeof big, 0);
 	CHECK(n <= 0, "client dropped after a long line");
+	close(fd);
+
+	/* A NUL byte is what is wrong with a long line that has one. */
+	memset(big, 'x', sizeof big);
+	big[10] = '\0';
+	fd = fbt_ctl_open();
+	CHECK(send(fd, big, sizeof big, MSG_NOSIGNAL) > 0, "send long line");
+	n = recv(fd, big, sizeof big - 1, 0);
+	big[n > 0 ? n : 0] = '\0';
+	CHECK(strcmp(big, "err line contains a NUL byte\n") == 0,
+	      "NUL byte in a long line: %s", big);
 	close(fd);
 
 	for (n = 0; n < 256; n++)

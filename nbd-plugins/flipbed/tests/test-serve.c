@@ -134,7 +134,7 @@ static void test_control_in_use(void)
 
 static void test_bad_config(void)
 {
-	char file[300], rules[300], ctl[300], img[300];
+	char file[300], rules[300], ctl[300], img[300], want[400];
 	FILE *fp;
 
 	snprintf(img, sizeof img, "file=%s", fbt_path("image"));
@@ -151,6 +151,30 @@ static void test_bad_config(void)
 	snprintf(file, sizeof file, "%s:4: unknown key 'wibble'",
 		 fbt_path("bad.rules"));
 	expect_start_error(file, img, rules, NULL);
+
+	/* Input that never ends, or is not text: refused early, by name. */
+	snprintf(want, sizeof want, "rules=/dev/zero: not a regular file");
+	expect_start_error(want, img, "rules=/dev/zero", NULL);
+	fp = fopen(fbt_path("long.rules"), "w");
+	fprintf(fp, "#%04094d\n", 0);	/* 4096 bytes with its newline */
+	fprintf(fp, "on=read at=0 %05000d\n", 0);
+	fclose(fp);
+	snprintf(rules, sizeof rules, "rules=%s", fbt_path("long.rules"));
+	snprintf(want, sizeof want, "%s:2: line longer than 4096 bytes",
+		 fbt_path("long.rules"));
+	expect_start_error(want, img, rules, NULL);
+	fp = fopen(fbt_path("nul.rules"), "w");
+	fprintf(fp, "on=read at=0 zero%c junk\n", 0);
+	fclose(fp);
+	snprintf(rules, sizeof rules, "rules=%s", fbt_path("nul.rules"));
+	snprintf(want, sizeof want, "%s:1: NUL byte at column 18",
+		 fbt_path("nul.rules"));
+	expect_start_error(want, img, rules, NULL);
+	CHECK(truncate(fbt_path("nul.rules"), 0) == 0 &&
+	      truncate(fbt_path("nul.rules"), 65536) == 0, "zeros: %m");
+	snprintf(want, sizeof want, "%s:1: NUL byte at column 1",
+		 fbt_path("nul.rules"));
+	expect_start_error(want, img, rules, NULL);
 
 	fp = fopen(fbt_path("far.rules"), "w");
 	fprintf(fp, "on=rest at=%d zero\n", 2 * SIZE);
