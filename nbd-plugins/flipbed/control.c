@@ -160,13 +160,13 @@ int fb_control_arm(struct fb_rule *r, char *err, size_t errlen)
 {
 	int ret;
 
-	if (fb_rule_check_size(r, fb_image_size(), err, errlen) < 0) {
+	if (fb_rule_check_size(r, fp_image_size(), err, errlen) < 0) {
 		fb_rule_free(r);
 		return -1;
 	}
 	if (r->on != FB_ON_REST)
 		return fb_rules_arm(r, err, errlen);
-	if (!fb_image_writable()) {
+	if (!fp_image_writable()) {
 		snprintf(err, errlen, "on=rest needs a writable image");
 		fb_rule_free(r);
 		return -1;

@@ -31,7 +31,7 @@ static void flipbed_unload(void)
 {
 	fb_control_close();
 	fb_rules_clear();
-	fb_image_close();
+	fp_image_close();
 	fb_faultlog_close();
 	free(image_path);
 	free(control_path);
@@ -193,7 +193,7 @@ static int flipbed_config_complete(void)
 		nbdkit_error("file=IMAGE is required");
 		return -1;
 	}
-	if (fb_image_open(image_path) < 0) {
+	if (fp_image_open(image_path) < 0) {
 		nbdkit_error("file=%s: %m", image_path);
 		return -1;
 	}
@@ -220,12 +220,12 @@ static void *flipbed_open(int readonly)
 
 static int64_t flipbed_get_size(void *handle)
 {
-	return fb_image_size();
+	return fp_image_size();
 }
 
 static int flipbed_can_write(void *handle)
 {
-	return fb_image_writable();
+	return fp_image_writable();
 }
 
 static int flipbed_can_flush(void *handle)
@@ -263,7 +263,7 @@ static int flipbed_pread(void *handle, void *buf, uint32_t count,
 			 uint64_t offset, uint32_t flags)
 {
 	fb_stats_read();
-	if (fb_image_pread(buf, count, offset) < 0)
+	if (fp_image_pread(buf, count, offset) < 0)
 		return -1;
 	if (fb_rules_armed())
 		return fb_inject_read(buf, count, offset);
@@ -281,13 +281,13 @@ static int store(enum fb_op op, const void *buf, uint32_t count,
 	if (fb_rules_armed())
 		r = fb_inject_write(op, buf, count, offset, may_trim);
 	else if (op == FB_OP_WRITE)
-		r = fb_image_pwrite(buf, count, offset);
+		r = fp_image_pwrite(buf, count, offset);
 	else if (op == FB_OP_ZERO)
-		r = fb_image_zero(count, offset, may_trim);
+		r = fp_image_zero(count, offset, may_trim);
 	else
-		r = fb_image_trim(count, offset);
+		r = fp_image_trim(count, offset);
 	if (r == 0 && (flags & NBDKIT_FLAG_FUA))
-		r = fb_image_flush();
+		r = fp_image_flush();
 	return r;
 }
 
@@ -311,13 +311,13 @@ static int flipbed_trim(void *handle, uint32_t count, uint64_t offset,
 
 static int flipbed_flush(void *handle, uint32_t flags)
 {
-	return fb_image_flush();
+	return fp_image_flush();
 }
 
 static int flipbed_extents(void *handle, uint32_t count, uint64_t offset,
 			   uint32_t flags, struct nbdkit_extents *extents)
 {
-	return fb_image_extents(count, offset, flags & NBDKIT_FLAG_REQ_ONE,
+	return fp_image_extents(count, offset, flags & NBDKIT_FLAG_REQ_ONE,
 				extents);
 }
 

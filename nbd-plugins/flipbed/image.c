@@ -21,7 +21,7 @@ static int fd = -1;
 static bool writable;
 static uint64_t size;
 
-int fb_image_open(const char *path)
+int fp_image_open(const char *path)
 {
 	struct stat st;
 
@@ -47,24 +47,24 @@ int fb_image_open(const char *path)
 	return 0;
 }
 
-void fb_image_close(void)
+void fp_image_close(void)
 {
 	if (fd >= 0)
 		close(fd);
 	fd = -1;
 }
 
-uint64_t fb_image_size(void)
+uint64_t fp_image_size(void)
 {
 	return size;
 }
 
-bool fb_image_writable(void)
+bool fp_image_writable(void)
 {
 	return writable;
 }
 
-int fb_image_pread(void *buf, uint64_t len, uint64_t off)
+int fp_image_pread(void *buf, uint64_t len, uint64_t off)
 {
 	char *p = buf;
 
@@ -86,7 +86,7 @@ int fb_image_pread(void *buf, uint64_t len, uint64_t off)
 	return 0;
 }
 
-int fb_image_pwrite(const void *buf, uint64_t len, uint64_t off)
+int fp_image_pwrite(const void *buf, uint64_t len, uint64_t off)
 {
 	const char *p = buf;
 
@@ -104,7 +104,7 @@ int fb_image_pwrite(const void *buf, uint64_t len, uint64_t off)
 	return 0;
 }
 
-int fb_image_flush(void)
+int fp_image_flush(void)
 {
 	return fdatasync(fd);
 }
@@ -124,7 +124,7 @@ static int write_zeros(uint64_t len, uint64_t off)
 	while (len > 0) {
 		uint64_t n = len < ZERO_CHUNK ? len : ZERO_CHUNK;
 
-		if (fb_image_pwrite(zeros, n, off) < 0)
+		if (fp_image_pwrite(zeros, n, off) < 0)
 			return -1;
 		len -= n;
 		off += n;
@@ -132,7 +132,7 @@ static int write_zeros(uint64_t len, uint64_t off)
 	return 0;
 }
 
-int fb_image_zero(uint64_t len, uint64_t off, bool may_trim)
+int fp_image_zero(uint64_t len, uint64_t off, bool may_trim)
 {
 	if (may_trim &&
 	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) == 0)
@@ -144,14 +144,14 @@ int fb_image_zero(uint64_t len, uint64_t off, bool may_trim)
 	return write_zeros(len, off);
 }
 
-int fb_image_trim(uint64_t len, uint64_t off)
+int fp_image_trim(uint64_t len, uint64_t off)
 {
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) == 0)
 		return 0;
 	return unsupported(errno) ? 0 : -1;
 }
 
-int fb_image_extents(uint64_t len, uint64_t off, bool req_one,
+int fp_image_extents(uint64_t len, uint64_t off, bool req_one,
 		     struct nbdkit_extents *extents)
 {
 	uint64_t end = off + len;

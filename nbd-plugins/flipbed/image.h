@@ -2,33 +2,33 @@
  *
  * All functions return 0 or -1 with errno set; none of them applies rules.
  */
-#ifndef FLIPBED_IMAGE_H
-#define FLIPBED_IMAGE_H
+#ifndef FLIPBED_PLUGIN_IMAGE_H
+#define FLIPBED_PLUGIN_IMAGE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct nbdkit_extents;
 
-int fb_image_open(const char *path);
-void fb_image_close(void);
-uint64_t fb_image_size(void);
-bool fb_image_writable(void);
+int fp_image_open(const char *path);
+void fp_image_close(void);
+uint64_t fp_image_size(void);
+bool fp_image_writable(void);
 
-int fb_image_pread(void *buf, uint64_t len, uint64_t off);
-int fb_image_pwrite(const void *buf, uint64_t len, uint64_t off);
-int fb_image_flush(void);
+int fp_image_pread(void *buf, uint64_t len, uint64_t off);
+int fp_image_pwrite(const void *buf, uint64_t len, uint64_t off);
+int fp_image_flush(void);
 
 /* Make [off, off + len) read as zeros: punch a hole when may_trim, else
  * zero the range in place, else write zeros ourselves.
  */
-int fb_image_zero(uint64_t len, uint64_t off, bool may_trim);
+int fp_image_zero(uint64_t len, uint64_t off, bool may_trim);
 
 /* Punch a hole; a file system that cannot leaves the data (trim is a hint). */
-int fb_image_trim(uint64_t len, uint64_t off);
+int fp_image_trim(uint64_t len, uint64_t off);
 
 /* Data and hole extents from SEEK_DATA / SEEK_HOLE. */
-int fb_image_extents(uint64_t len, uint64_t off, bool req_one,
+int fp_image_extents(uint64_t len, uint64_t off, bool req_one,
 		     struct nbdkit_extents *extents);
 
 #endif

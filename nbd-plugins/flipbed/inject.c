@@ -110,11 +110,11 @@ static int store_plain(const struct wreq *w, uint64_t s, uint64_t e,
 {
 	switch (w->op) {
 	case FB_OP_WRITE:
-		return fb_image_pwrite(w->buf + (s - w->off), e - s, s + delta);
+		return fp_image_pwrite(w->buf + (s - w->off), e - s, s + delta);
 	case FB_OP_ZERO:
-		return fb_image_zero(e - s, s + delta, w->may_trim);
+		return fp_image_zero(e - s, s + delta, w->may_trim);
 	default:
-		return fb_image_trim(e - s, s + delta);
+		return fp_image_trim(e - s, s + delta);
 	}
 }
 
@@ -138,7 +138,7 @@ static int store_changed(const struct wreq *w, uint64_t s, uint64_t e,
 		for (i = 0; i < w->f.n; i++)
 			fb_mutate(&w->f.v[i]->rule, c, scratch, n, w->ch[i]);
 		for (i = 0; i < ndeltas; i++) {
-			if (fb_image_pwrite(scratch, n, c + deltas[i]) < 0) {
+			if (fp_image_pwrite(scratch, n, c + deltas[i]) < 0) {
 				free(scratch);
 				return -1;
 			}
@@ -279,13 +279,13 @@ int fb_inject_rest(const struct fb_rule *r)
 	for (c = r->at; c < r->at + r->len; c += CHUNK) {
 		uint64_t n = r->at + r->len - c < CHUNK ? r->at + r->len - c : CHUNK;
 
-		if (fb_image_pread(buf, n, c) < 0)
+		if (fp_image_pread(buf, n, c) < 0)
 			goto out;
 		fb_mutate(r, c, buf, n, ch);
-		if (fb_image_pwrite(buf, n, c) < 0)
+		if (fp_image_pwrite(buf, n, c) < 0)
 			goto out;
 	}
-	if (fb_image_flush() < 0)
+	if (fp_image_flush() < 0)
 		goto out;
 	log_fault(r, "rest", r->at, r->len, ch);
 	ret = 0;

@@ -27,7 +27,7 @@ ALL += $(FB_PLUGIN) $(FB_MAN)
 TESTS += $(B)/tests/bin/plugin-unit $(B)/tests/bin/plugin-unit-asan \
 	$(addprefix $(B)/tests/bin/plugin-,$(FB_TESTS)) \
 	$(addprefix $(B)/tests/bin/plugin-,$(addsuffix -asan,$(FB_TESTS))) \
-	$(FB)/tests/plugin-fuzz.sh
+	$(FB)/tests/plugin-fuzz.sh $(FB)/tests/plugin-names.sh
 BENCHES += bench-plugin
 PACKAGES += nbdkit nbdkit-plugin-dev libnbd-dev libnbd-bin libjansson-dev \
 	clang-14 libfuzzer-14-dev libclang-rt-14-dev perl
