@@ -2,7 +2,7 @@
 # make bench-corruptor: `flipbed-corrupt map` against `e2fsck -fn` on the
 # same 1 GiB image with 50,000 files (made with mke2fs -d from a generated
 # tree). Target: map <= 0.5x e2fsck. Prints both (best of N wall times)
-# and the ratio.
+# and the ratio; then map --json against map (target: JSON <= 2x text).
 #
 # Fairness: the image sits in tmpfs (else the page cache, warmed by a
 # first untimed run of each), so neither reads the disk; the two commands
@@ -76,11 +76,14 @@ perl -MTime::HiRes=time -e '
 	}
 	printf "%.4f\n", $_ for @best;
 ' "$runs" "$F map $W/bench.img" "e2fsck -fn $W/bench.img" \
-	"$F locate $W/bench.img --target superblock" > "$W/times" || exit 1
+	"$F locate $W/bench.img --target superblock" \
+	"$F map $W/bench.img --json" > "$W/times" || exit 1
 m=$(sed -n 1p "$W/times")
 e=$(sed -n 2p "$W/times")
 b=$(sed -n 3p "$W/times")
+j=$(sed -n 4p "$W/times")
 r=$(printf '%.3f' "$(echo "scale=4; $m / $e" | bc)")
+rj=$(printf '%.2f' "$(echo "scale=4; $j / $m" | bc)")
 echo "best of $runs wall times ($(nproc) CPUs, load average" \
 	"$(cut -d' ' -f1-3 /proc/loadavg)):"
 printf '%-36s %8s s\n' "flipbed-corrupt map" "$m"
@@ -88,3 +91,5 @@ printf '%-36s %8s s\n' "e2fsck -fn" "$e"
 printf '%-36s %8s x  (target <= 0.5)\n' "ratio map / e2fsck" "$r"
 printf '%-36s %8s s  (map built, one record printed)\n' \
 	"flipbed-corrupt locate superblock" "$b"
+printf '%-36s %8s s  text, %8s s JSON: %sx  (target <= 2)\n' \
+	"flipbed-corrupt map, map --json" "$m" "$j" "$rj"

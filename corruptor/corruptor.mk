@@ -13,13 +13,13 @@ FBX_HDRS := $(FBX)/flipbed-ext4.h $(FBX)/fbx-int.h
 FBX_OBJS := $(patsubst %.c,$(B)/obj/$(FBX)/%.o,$(FBX_SRCS))
 FBX_LIB := $(B)/lib/libflipbed-ext4.a
 FBX_CLI := $(B)/bin/flipbed-corrupt
-FBX_CFLAGS = -I$(FBX) $(shell $(PKG_CONFIG) --cflags ext2fs com_err jansson)
-FBX_LIBS = $(FBX_LIB) $(shell $(PKG_CONFIG) --libs ext2fs com_err jansson)
+FBX_CFLAGS = -I$(FBX) $(shell $(PKG_CONFIG) --cflags ext2fs com_err)
+FBX_LIBS = $(FBX_LIB) $(shell $(PKG_CONFIG) --libs ext2fs com_err)
 
 ALL += $(FBX_LIB) $(FBX_CLI)
-PACKAGES += libext2fs-dev comerr-dev e2fsprogs libjansson-dev
+PACKAGES += libext2fs-dev comerr-dev e2fsprogs
 TESTS += $(addprefix $(FBX)/tests/,cli-errors.sh types.sh layout.sh \
-	features.sh bad-headers.sh truncated.sh)
+	features.sh bad-headers.sh truncated.sh json.sh)
 BENCHES += bench-corruptor
 
 $(B)/obj/$(FBX)/%.o: $(FBX)/%.c $(FBX_HDRS)

@@ -245,13 +245,9 @@ static int cmd_map(fbx_map_t m, const struct args *a)
 {
 	errcode_t err;
 
-	/* Text comes from fbx_map_print() 64 KiB at a time: straight to
-	 * write(), not copied through a stdio buffer; JSON comes a record
-	 * at a time. */
-	if (a->json)
-		big_stdout_buffer();
-	else
-		setvbuf(stdout, NULL, _IONBF, 0);
+	/* Records come from fbx_map_print() 64 KiB at a time: straight to
+	 * write(), not copied through a stdio buffer. */
+	setvbuf(stdout, NULL, _IONBF, 0);
 	err = fbx_map_print(m, a->json ? FBX_FMT_JSON : FBX_FMT_TEXT, stdout);
 	if (err)
 		die("printing the map: %s", fbx_error_message(err));

@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <jansson.h>
 #include <ext2fs/ext2_err.h>
 
 #include "fbx-int.h"
@@ -159,11 +158,12 @@ static const char *note_of(const struct fbx_object *o)
 }
 
 /*
- * A text record is built in a buffer with these, not with fprintf: map of
- * the bench image prints 150,000 records (25 MB), and vfprintf took 65 ms
- * of it, more than mapping. Each returns the end of what it wrote.
+ * Records are built in a buffer with these, not with fprintf: map of the
+ * bench image prints 150,000 records (25 MB), and vfprintf took 65 ms of
+ * it, more than mapping. Each returns the end of what it wrote.
  */
-#define TEXT_MAX 1024	/* > the longest text record without its path */
+#define TEXT_MAX 1024	/* > the longest record (text or JSON) without
+			   its path */
 
 static char *put_s(char *p, const char *s)
 {
@@ -261,21 +261,187 @@ static char *format_text(fbx_map_t m, size_t i, const char *path,
 	return p;
 }
 
-/* One text record; with VERDICT, " verdict=VERDICT" ends it. */
-static errcode_t print_text(fbx_map_t m, size_t i, const char *verdict,
-			    FILE *out)
+/*
+ * Length of the UTF-8 sequence at S (N bytes left), 0 when it is not one:
+ * overlong forms, surrogates and code points past U+10FFFF are not.
+ */
+static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	char small[TEXT_MAX + 256];
+	unsigned c = s[0], len, k;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	len = c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+	if (!len || len > n)
+		return 0;
+	cp = c & (0x3f >> (len - 1));
+	for (k = 1; k < len; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[k] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/* JSON says a string is Unicode: a name that is not UTF-8 is null. */
+static int is_utf8(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t k = 0, n;
+
+	while (k < len) {
+		n = utf8_len(u + k, len - k);
+		if (!n)
+			return 0;
+		k += n;
+	}
+	return 1;
+}
+
+/*
+ * S (LEN bytes) as a JSON string, escaped as jansson does: '"', '\',
+ * \b \f \n \r \t, other control characters as \u00XX. A byte that starts
+ * no UTF-8 sequence is written \u00XX too, so the output stays JSON. At
+ * most 6 * LEN + 2 bytes.
+ */
+static char *put_json_str(char *p, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t k, n;
+
+	*p++ = '"';
+	for (k = 0; k < len; k++) {
+		unsigned char c = s[k];
+
+		if (c >= 0x80 && (n = utf8_len((const unsigned char *)s + k,
+					       len - k))) {
+			memcpy(p, s + k, n);
+			p += n;
+			k += n - 1;
+			continue;
+		}
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			*p++ = c;
+			continue;
+		}
+		*p++ = '\\';
+		switch (c) {
+		case '"': *p++ = '"'; break;
+		case '\\': *p++ = '\\'; break;
+		case '\b': *p++ = 'b'; break;
+		case '\f': *p++ = 'f'; break;
+		case '\n': *p++ = 'n'; break;
+		case '\r': *p++ = 'r'; break;
+		case '\t': *p++ = 't'; break;
+		default:
+			p = put_s(p, "u00");
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
+		}
+	}
+	*p++ = '"';
+	return p;
+}
+
+static char *put_json_u(char *p, const char *key, int have, uint64_t v)
+{
+	p = put_s(p, key);
+	return have ? put_u(p, v) : put_s(p, "null");
+}
+
+static char *put_json_ranges(char *p, const struct fbx_range *r, unsigned n)
+{
+	unsigned k;
+
+	*p++ = '[';
+	for (k = 0; k < n; k++) {
+		p = put_s(p, k ? ",[" : "[");
+		p = put_u(put_s(put_u(p, r[k].off), ","), r[k].len);
+		*p++ = ']';
+	}
+	*p++ = ']';
+	return p;
+}
+
+/*
+ * JSON record I at P, which has room for TEXT_MAX + 6 * PLEN: the keys and
+ * number formats of jansson's compact output (the library that wrote it
+ * before), without its allocations: one object, ten values and two
+ * arrays per record, then json_dumps() and fprintf(), took 30 times as
+ * long as the text record.
+ */
+static char *format_json(fbx_map_t m, size_t i, const char *path,
+			 size_t plen, char *p)
+{
+	const struct fbx_object *o = &m->obj[i];
+	const char *note = note_of(o);
+
+	p = put_u(put_s(p, "{\"id\":"), i);
+	p = put_s(put_s(put_s(p, ",\"type\":\""), fbx_type_name(o->type)), "\"");
+	p = put_json_u(p, ",\"group\":", o->group >= 0, o->group);
+	p = put_json_u(p, ",\"ino\":", o->ino, o->ino);
+	p = put_s(p, ",\"path\":");
+	p = path && is_utf8(path, plen) ? put_json_str(p, path, plen) :
+					  put_s(p, "null");
+	p = put_json_u(p, ",\"lblk\":", o->lblk >= 0, o->lblk);
+	p = put_u(put_s(p, ",\"pblk\":"), o->pblk);
+	p = put_u(put_s(p, ",\"offset\":"), o->offset);
+	p = put_u(put_s(p, ",\"length\":"), o->length);
+	p = put_json_u(p, ",\"csum_offset\":", o->ncsum, o->csum[0].off);
+	p = put_u(put_s(p, ",\"csum_len\":"), o->ncsum ? o->csum[0].len : 0);
+	p = put_json_ranges(put_s(p, ",\"csum\":"), o->csum, o->ncsum);
+	p = put_json_ranges(put_s(p, ",\"covered\":"), o->covered,
+			    o->ncovered);
+	p = put_s(p, ",\"note\":");
+	p = note ? put_s(put_s(put_s(p, "\""), note), "\"") : put_s(p, "null");
+	if (o->type >= FBX_JOURNAL_DESCRIPTOR && o->type <= FBX_JOURNAL_DATA)
+		p = put_u(put_s(p, ",\"seq\":"), o->jseq);
+	p = put_s(p, "}\n");
+	return p;
+}
+
+static char *format_record(fbx_map_t m, size_t i, enum fbx_format fmt,
+			   const char *path, size_t plen, char *p)
+{
+	if (fmt == FBX_FMT_JSON)
+		return format_json(m, i, path, plen, p);
+	return format_text(m, i, path, plen, p);
+}
+
+/* Room a record with a PLEN-byte path needs in either format. */
+static size_t record_room(size_t plen)
+{
+	return TEXT_MAX + 6 * plen;
+}
+
+/*
+ * One record; with VERDICT, it ends with " verdict=VERDICT" (text) or
+ * ,"verdict":VERDICT and ,"why":WHY when WHY is not NULL (JSON).
+ */
+static errcode_t print_one(fbx_map_t m, size_t i, enum fbx_format fmt,
+			   const char *verdict, const char *why, FILE *out)
+{
+	char small[TEXT_MAX + 1536];
 	const char *path = fbx_ino_path(m, m->obj[i].ino);
-	size_t plen = path ? strlen(path) : 0;
-	char *buf = plen <= 256 ? small : malloc(TEXT_MAX + plen), *e;
+	size_t plen = path ? strlen(path) : 0, wlen = why ? strlen(why) : 0;
+	size_t need = record_room(plen + wlen) + 64;
+	char *buf = need <= sizeof(small) ? small : malloc(need), *e;
 
 	if (!buf)
 		return ENOMEM;
-	e = format_text(m, i, path, plen, buf);
-	if (verdict) {
+	e = format_record(m, i, fmt, path, plen, buf);
+	if (verdict && fmt == FBX_FMT_TEXT) {
 		e = put_s(put_s(e - 1, " verdict="), verdict);
 		*e++ = '\n';
+	} else if (verdict) {
+		e = put_s(put_s(put_s(e - 2, ",\"verdict\":\""), verdict), "\"");
+		if (why)
+			e = put_json_str(put_s(e, ",\"why\":"), why, wlen);
+		e = put_s(e, "}\n");
 	}
 	fwrite(buf, 1, e - buf, out);
 	if (buf != small)
@@ -283,8 +449,8 @@ static errcode_t print_text(fbx_map_t m, size_t i, const char *verdict,
 	return 0;
 }
 
-/* Every record as text, in 64 KiB writes (see format_text). */
-static errcode_t print_all_text(fbx_map_t m, FILE *out)
+/* Every record, formatted into a buffer and written 64 KiB at a time. */
+static errcode_t print_all(fbx_map_t m, enum fbx_format fmt, FILE *out)
 {
 	enum { CHUNK = 1 << 16 };
 	char *buf = malloc(CHUNK), *p = buf;
@@ -297,72 +463,18 @@ static errcode_t print_all_text(fbx_map_t m, FILE *out)
 	for (i = 0; i < m->n && !err; i++) {
 		path = fbx_ino_path(m, m->obj[i].ino);
 		plen = path ? strlen(path) : 0;
-		if ((size_t)(p - buf) + TEXT_MAX + plen > CHUNK) {
+		if ((size_t)(p - buf) + record_room(plen) > CHUNK) {
 			fwrite(buf, 1, p - buf, out);
 			p = buf;
 		}
-		if (TEXT_MAX + plen > CHUNK)
-			err = print_text(m, i, NULL, out);
+		if (record_room(plen) > CHUNK)
+			err = print_one(m, i, fmt, NULL, NULL, out);
 		else
-			p = format_text(m, i, path, plen, p);
+			p = format_record(m, i, fmt, path, plen, p);
 	}
 	fwrite(buf, 1, p - buf, out);
 	free(buf);
 	return err;
-}
-
-static errcode_t print_json(fbx_map_t m, size_t i, const char *verdict,
-			    const char *why, FILE *out)
-{
-	const struct fbx_object *o = &m->obj[i];
-	const char *note = note_of(o), *path = fbx_ino_path(m, o->ino);
-	json_t *j = json_object(), *cov = json_array(), *cs = json_array();
-	unsigned k;
-	char *s;
-
-	if (!j || !cov || !cs)
-		return ENOMEM;
-	json_object_set_new(j, "id", json_integer(i));
-	json_object_set_new(j, "type", json_string(fbx_type_name(o->type)));
-	json_object_set_new(j, "group", o->group >= 0 ?
-			    json_integer(o->group) : json_null());
-	json_object_set_new(j, "ino", o->ino ? json_integer(o->ino) :
-					       json_null());
-	json_object_set_new(j, "path", path ? json_string(path) :
-						 json_null());
-	json_object_set_new(j, "lblk", o->lblk >= 0 ? json_integer(o->lblk) :
-						      json_null());
-	json_object_set_new(j, "pblk", json_integer(o->pblk));
-	json_object_set_new(j, "offset", json_integer(o->offset));
-	json_object_set_new(j, "length", json_integer(o->length));
-	json_object_set_new(j, "csum_offset", o->ncsum ?
-			    json_integer(o->csum[0].off) : json_null());
-	json_object_set_new(j, "csum_len", json_integer(o->ncsum ?
-							o->csum[0].len : 0));
-	for (k = 0; k < o->ncsum; k++)
-		json_array_append_new(cs, json_pack("[II]",
-				(json_int_t)o->csum[k].off,
-				(json_int_t)o->csum[k].len));
-	json_object_set_new(j, "csum", cs);
-	for (k = 0; k < o->ncovered; k++)
-		json_array_append_new(cov, json_pack("[II]",
-				(json_int_t)o->covered[k].off,
-				(json_int_t)o->covered[k].len));
-	json_object_set_new(j, "covered", cov);
-	json_object_set_new(j, "note", note ? json_string(note) : json_null());
-	if (o->type >= FBX_JOURNAL_DESCRIPTOR && o->type <= FBX_JOURNAL_DATA)
-		json_object_set_new(j, "seq", json_integer(o->jseq));
-	if (verdict)
-		json_object_set_new(j, "verdict", json_string(verdict));
-	if (why)
-		json_object_set_new(j, "why", json_string(why));
-	s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(j);
-	if (!s)
-		return ENOMEM;
-	fprintf(out, "%s\n", s);
-	free(s);
-	return 0;
 }
 
 errcode_t fbx_object_print(fbx_map_t m, size_t i, enum fbx_format fmt,
@@ -370,9 +482,7 @@ errcode_t fbx_object_print(fbx_map_t m, size_t i, enum fbx_format fmt,
 {
 	if (i >= m->n)
 		return EINVAL;
-	if (fmt == FBX_FMT_JSON)
-		return print_json(m, i, NULL, NULL, out);
-	return print_text(m, i, NULL, out);
+	return print_one(m, i, fmt, NULL, NULL, out);
 }
 
 errcode_t fbx_verdict_print(fbx_map_t m, size_t i, enum fbx_verdict v,
@@ -380,21 +490,12 @@ errcode_t fbx_verdict_print(fbx_map_t m, size_t i, enum fbx_verdict v,
 {
 	if (i >= m->n || !fbx_verdict_name(v))
 		return EINVAL;
-	if (fmt == FBX_FMT_JSON)
-		return print_json(m, i, fbx_verdict_name(v), why, out);
-	return print_text(m, i, fbx_verdict_name(v), out);
+	return print_one(m, i, fmt, fbx_verdict_name(v), why, out);
 }
 
 errcode_t fbx_map_print(fbx_map_t m, enum fbx_format fmt, FILE *out)
 {
-	errcode_t err = 0;
-	size_t i;
-
-	if (fmt == FBX_FMT_TEXT)
-		return print_all_text(m, out);
-	for (i = 0; i < m->n && !err; i++)
-		err = print_json(m, i, NULL, NULL, out);
-	return err;
+	return print_all(m, fmt, out);
 }
 
 const char *fbx_error_message(errcode_t code)
