@@ -3,7 +3,9 @@
 #
 #   make                 build/lib/nbdkit-flipbed-plugin.so, the man page
 #   make check           unit + nbdkit tests twice, 60 s of fuzzing
-#   make fuzz            fuzz for FLIPBED_FUZZ_SECONDS (default 1800)
+#   make fuzz-long       fuzz for FUZZ_SECONDS (default 600), growing the
+#                        corpus in build/fuzz/plugin-corpus; reports
+#                        executions, corpus size and crashes
 #   make bench-plugin    file plugin vs flipbed, 0 and 10,000 rules
 
 FB := nbd-plugins/flipbed
@@ -91,10 +93,19 @@ $(FB_FUZZER): $(addprefix $(FB)/,$(FB_PURE)) $(FB)/tests/fuzz.c $(FB_HDRS)
 
 $(FB)/tests/plugin-fuzz.sh: $(FB_FUZZER)
 
-.PHONY: fuzz fuzz-plugin bench-plugin
-fuzz: fuzz-plugin
-fuzz-plugin: $(FB_FUZZER)
-	FLIPBED_FUZZ_SECONDS=$${FLIPBED_FUZZ_SECONDS:-1800} $(FB)/tests/plugin-fuzz.sh
+# A long run keeps what it finds: the corpus under build/fuzz/ grows from
+# run to run (make clean leaves it), crashes are kept beside it.
+FUZZ_SECONDS ?= 600
+FB_FUZZ_DIR := $(B)/fuzz
+
+.PHONY: fuzz-long fuzz-long-plugin bench-plugin
+fuzz-long: fuzz-long-plugin
+fuzz-long-plugin: $(FB_FUZZER)
+	@mkdir -p $(FB_FUZZ_DIR)/plugin-corpus
+	FLIPBED_FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	FLIPBED_FUZZ_CORPUS=$(FB_FUZZ_DIR)/plugin-corpus \
+	FLIPBED_FUZZ_CRASHES=$(FB_FUZZ_DIR)/plugin-crashes \
+		$(FB)/tests/plugin-fuzz.sh
 
 bench-plugin: $(FB_PLUGIN)
 	$(FB)/bench.sh $(FB_PLUGIN)
