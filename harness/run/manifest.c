@@ -4,6 +4,12 @@
  * read-only and checksum errors are ignored while reading: after e2fsck -fy
  * there should be none, and when there still are, what matters here is
  * whether the bytes of each file survived, not whether metadata verifies.
+ *
+ * A corrupted image is hostile input: one flipped bit of i_size_high makes
+ * a valid sparse file of hundreds of GiB. So a digest covers at most
+ * FB_MANIFEST_READ_MAX bytes of a file (golden and case alike), a file
+ * whose size differs from the golden one is "changed" without a byte read,
+ * and the whole comparison stops at its deadline.
  */
 #include <ext2fs/ext2fs.h>
 #include <stdio.h>
@@ -20,25 +26,50 @@ static errcode_t open_fs(const char *image, ext2_filsys *ret)
 			    0, 0, unix_io_manager, ret);
 }
 
-/* Size and digest of inode INO's content. */
-static errcode_t file_digest(ext2_filsys fs, ext2_ino_t ino, uint64_t *size, uint64_t *hash)
+/* Returned by file_digest() when DEADLINE passed (not a libext2fs code). */
+#define FB_ERR_DEADLINE ((errcode_t)-1)
+
+/*
+ * Size and digest of inode INO's content: the digest covers its first
+ * FB_MANIFEST_READ_MAX bytes. With WANT_SIZE not UINT64_MAX, a file of
+ * another size is not read (*SIZE says so). Past DEADLINE (fb_now()
+ * seconds; 0: none) it gives up with FB_ERR_DEADLINE.
+ */
+static errcode_t file_digest(ext2_filsys fs, ext2_ino_t ino, uint64_t want_size,
+			     double deadline, uint64_t *size, uint64_t *hash)
 {
-	static char buf[65536];
+	static char buf[1 << 20];
 	ext2_file_t f;
 	errcode_t err;
 	unsigned int got;
-	uint64_t h = FNV1A_INIT;
+	uint64_t h = FNV1A_INIT, left;
 
 	err = ext2fs_file_open(fs, ino, 0, &f);
 	if (err)
 		return err;
-	*size = ext2fs_file_get_size(f);
-	do {
-		err = ext2fs_file_read(f, buf, sizeof(buf), &got);
-		if (err)
+	/* ext2fs_file_get_size() says 0 for a file of 4 GiB or more */
+	err = ext2fs_file_get_lsize(f, (__u64 *)size);
+	if (err) {
+		ext2fs_file_close(f);
+		return err;
+	}
+	*hash = 0;
+	if (want_size != UINT64_MAX && *size != want_size) {
+		ext2fs_file_close(f);
+		return 0;
+	}
+	left = *size < FB_MANIFEST_READ_MAX ? *size : FB_MANIFEST_READ_MAX;
+	while (left) {
+		err = ext2fs_file_read(f, buf, left < sizeof(buf) ? left : sizeof(buf), &got);
+		if (err || !got)
 			break;
 		h = fnv1a(h, buf, got);
-	} while (got);
+		left -= got;
+		if (deadline && fb_now() > deadline) {
+			err = FB_ERR_DEADLINE;
+			break;
+		}
+	}
 	ext2fs_file_close(f);
 	*hash = h;
 	return err;
@@ -48,6 +79,7 @@ struct walk {
 	ext2_filsys fs;
 	struct fb_manifest *m;
 	char path[4096];
+	double deadline;
 	errcode_t err;
 };
 
@@ -74,7 +106,8 @@ static int on_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *de, int of
 			walk_dir(w, de->inode);
 		} else if (LINUX_S_ISREG(inode.i_mode)) {
 			struct fb_manifest_entry e = { .path = xstrdup(w->path) };
-			if (file_digest(w->fs, de->inode, &e.size, &e.hash) == 0) {
+			if (file_digest(w->fs, de->inode, UINT64_MAX, w->deadline, &e.size,
+					&e.hash) == 0) {
 				w->m->v = xrealloc(w->m->v, (w->m->n + 1) * sizeof(e));
 				w->m->v[w->m->n++] = e;
 			} else {
@@ -97,7 +130,7 @@ static int walk_dir(struct walk *w, ext2_ino_t dir)
 
 int fb_manifest_build(const char *image, struct fb_manifest *ret, char *why, size_t len)
 {
-	struct walk w = { .m = ret };
+	struct walk w = { .m = ret, .deadline = fb_now() + FB_MANIFEST_SECONDS };
 	errcode_t err;
 
 	memset(ret, 0, sizeof(*ret));
@@ -108,6 +141,11 @@ int fb_manifest_build(const char *image, struct fb_manifest *ret, char *why, siz
 	}
 	walk_dir(&w, EXT2_ROOT_INO);
 	ext2fs_close_free(&w.fs);
+	if (fb_now() > w.deadline) {
+		snprintf(why, len, "reading the files of %s took more than %d s", image,
+			 FB_MANIFEST_SECONDS);
+		return -1;
+	}
 	if (w.err) {
 		snprintf(why, len, "cannot read every directory of %s: %s", image, error_message(w.err));
 		return -1;
@@ -169,6 +207,7 @@ int fb_manifest_compare(const struct fb_manifest *m, const char *image,
 	ext2_filsys fs;
 	errcode_t err;
 	int lost = 0, changed = 0;
+	double deadline = fb_now() + FB_MANIFEST_SECONDS;
 
 	*ret = FB_DATA_NOT_CHECKED;
 	detail[0] = '\0';
@@ -187,7 +226,14 @@ int fb_manifest_compare(const struct fb_manifest *m, const char *image,
 			continue;
 		err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, e->path, &ino);
 		if (!err)
-			err = file_digest(fs, ino, &size, &hash);
+			err = file_digest(fs, ino, e->size, deadline, &size, &hash);
+		if (err == FB_ERR_DEADLINE) {
+			ext2fs_close_free(&fs);
+			*ret = FB_DATA_NOT_CHECKED;
+			snprintf(detail, len, "the data oracle ran past %d s (at %s)",
+				 FB_MANIFEST_SECONDS, e->path);
+			return -1;
+		}
 		if (err) {
 			if (!lost++ && !changed)
 				snprintf(detail, len, "%s: %s", e->path, error_message(err));

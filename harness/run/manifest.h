@@ -22,6 +22,14 @@ struct fb_manifest {
 	int n;
 };
 
+/*
+ * Limits on what the host reads of a guest-made image: a file's digest
+ * covers at most its first FB_MANIFEST_READ_MAX bytes, and building or
+ * comparing a manifest gives up after FB_MANIFEST_SECONDS.
+ */
+#define FB_MANIFEST_READ_MAX (256ull << 20)
+#define FB_MANIFEST_SECONDS 120
+
 /* Every regular file of IMAGE. 0, or -1 with a reason in WHY. */
 int fb_manifest_build(const char *image, struct fb_manifest *ret, char *why, size_t len);
 int fb_manifest_save(const struct fb_manifest *m, const char *file);
@@ -32,7 +40,8 @@ void fb_manifest_free(struct fb_manifest *m);
  * Compare IMAGE's files against M, ignoring paths in SKIP (files the workload
  * itself changes) and anything below them. RET: intact, lost (missing or
  * unreadable) or changed (another size or content); DETAIL names the first
- * file that is not intact.
+ * file that is not intact. -1 when it ran past FB_MANIFEST_SECONDS (RET is
+ * then not-checked and DETAIL says so), else 0.
  */
 int fb_manifest_compare(const struct fb_manifest *m, const char *image,
 			char *const skip[], int nskip, enum fb_data *ret,

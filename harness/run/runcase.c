@@ -311,30 +311,53 @@ static const char *exit_line(const struct fb_vm_result *r, struct casectx *x)
 
 /* ---- after the boot: e2fsck and user data ---- */
 
+/*
+ * One e2fsck run on IMAGE, its output appended to OUT: its exit status, -1
+ * when it could not run, -2 when it ran past FSCK_SECONDS and was killed
+ * (a corrupted image is hostile input to e2fsck too).
+ */
+#define FSCK_SECONDS 120
 static int run_fsck(const char *image, const char *out, const char *opt)
 {
 	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	struct fb_proc p;
 	char *argv[] = { "e2fsck", (char *)opt, (char *)image, NULL };
+	double deadline = fb_now() + FSCK_SECONDS;
 	int rc = -1;
 
 	if (fd < 0)
 		return -1;
 	dprintf(fd, "$ e2fsck %s IMAGE\n", opt);
 	if (fb_proc_spawn(&p, "e2fsck", argv, -1, fd, fd) == 0) {
-		fb_proc_reap(&p, 1);
-		rc = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
+		int reaped;
+
+		while (!(reaped = fb_proc_reap(&p, 0)) && fb_now() < deadline)
+			usleep(10000);
+		if (!reaped) {
+			fb_proc_kill(&p);
+			dprintf(fd, "# killed after %d s\n", FSCK_SECONDS);
+			rc = -2;
+		} else {
+			rc = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
+		}
 	}
 	dprintf(fd, "# exit %d\n\n", rc);
 	close(fd);
 	return rc;
 }
 
-static enum fb_fsck fsck_all(const char *image, const char *out, json_t *codes)
+static enum fb_fsck fsck_all(struct casectx *x, const char *image, const char *out,
+			     json_t *codes)
 {
 	int first = run_fsck(image, out, "-fn");
-	int fix = run_fsck(image, out, "-fy");
-	int second = run_fsck(image, out, "-fn");
+	int fix = first == -2 ? -2 : run_fsck(image, out, "-fy");
+	int second = fix == -2 ? -2 : run_fsck(image, out, "-fn");
+
+	if (first == -2 || fix == -2 || second == -2) {
+		set_infra(x, "e2fsck %s ran past %d s", first == -2 ? "-fn" : fix == -2 ?
+			  "-fy" : "-fn (after -fy)", FSCK_SECONDS);
+		return FB_FSCK_NOT_RUN;
+	}
 
 	json_object_set_new(codes, "fn", json_integer(first));
 	json_object_set_new(codes, "fy", json_integer(fix));
@@ -391,7 +414,8 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 		return FB_DATA_NOT_CHECKED;
 	}
 	nskip = mutated_paths(x->s, skip, 64);
-	fb_manifest_compare(&m, image, skip, nskip, &d, detail, len);
+	if (fb_manifest_compare(&m, image, skip, nskip, &d, detail, len) < 0)
+		set_infra(x, "%s", detail);
 	for (int i = 0; i < nskip; i++)
 		free(skip[i]);
 	fb_manifest_free(&m);
@@ -641,7 +665,7 @@ static void check_image(struct casectx *x, const struct fb_golden *g)
 	double t = fb_now();
 
 	snprintf(path, sizeof(path), "%s/fsck.txt", x->dir);
-	x->out.fsck = fsck_all(x->image, path, x->fsck_codes);
+	x->out.fsck = fsck_all(x, x->image, path, x->fsck_codes);
 	x->out.data = check_data(x, g, x->image, x->ddetail, sizeof(x->ddetail));
 	x->t_fsck = fb_now() - t;
 }
@@ -683,8 +707,11 @@ static void judge_case(struct casectx *x, const struct fb_golden *g)
 	json_decref(fired);
 	if (x->infra[0] && !x->out.infra[0])
 		snprintf(x->out.infra, sizeof(x->out.infra), "%s", x->infra);
-	x->verdict = x->out.infra[0] ? FB_VERDICT_INFRA :
-		     judge(&x->out, &x->expect, x->mismatch);
+	if (x->out.infra[0]) {
+		x->verdict = FB_VERDICT_INFRA;
+		return;
+	}
+	x->verdict = judge(&x->out, &x->expect, x->mismatch);
 }
 
 /*
