@@ -30,6 +30,15 @@ struct fb_manifest {
 #define FB_MANIFEST_READ_MAX (256ull << 20)
 #define FB_MANIFEST_SECONDS 120
 
+/*
+ * The golden manifest's file name in a cached golden image's directory.
+ * Its number changes whenever what a digest covers changes, so that a
+ * golden image cached by an older flipbed gets a new manifest. Version 2:
+ * a file's first min(size, FB_MANIFEST_READ_MAX) bytes (libext2fs returns
+ * the whole 60 bytes of i_block for an inline file; version 1 hashed them).
+ */
+#define FB_MANIFEST_FILE "manifest-2.txt"
+
 /* Every regular file of IMAGE. 0, or -1 with a reason in WHY. */
 int fb_manifest_build(const char *image, struct fb_manifest *ret, char *why, size_t len);
 int fb_manifest_save(const struct fb_manifest *m, const char *file);

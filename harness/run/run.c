@@ -271,7 +271,7 @@ static int prepare_goldens(struct fb_case_specs *cases, struct fb_golden *g)
 	for (int i = 0; i < cases->n; i++) {
 		if (fb_golden_get(cases->v[i].scn, cache, &g[i]))
 			return -1;
-		snprintf(mf, sizeof(mf), "%s/manifest.txt", g[i].dir);
+		snprintf(mf, sizeof(mf), "%s/" FB_MANIFEST_FILE, g[i].dir);
 		if (access(mf, R_OK) == 0)
 			continue;
 		struct fb_manifest m;

@@ -408,7 +408,7 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 	enum fb_data d;
 	int nskip;
 
-	snprintf(mf, sizeof(mf), "%s/manifest.txt", g->dir);
+	snprintf(mf, sizeof(mf), "%s/" FB_MANIFEST_FILE, g->dir);
 	if (fb_manifest_load(mf, &m)) {
 		snprintf(detail, len, "no manifest %s", mf);
 		return FB_DATA_NOT_CHECKED;
