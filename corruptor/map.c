@@ -507,8 +507,19 @@ static void map_one_inode(struct builder *b, dgrp_t g, ext2_ino_t ino,
 		return;
 	kind = kind_of(m, ino, base);
 	if (kind == RUN_JOURNAL && !m->j.blocks) {
-		m->j.nblocks = EXT2_I_SIZE(base) / m->bs;
-		m->j.blocks = calloc(m->j.nblocks + 1, sizeof(blk64_t));
+		/*
+		 * i_size is only a claim: 0xffffffff blocks wrapped the
+		 * count + 1 below to 0 and add_run() wrote past the array.
+		 * The journal cannot hold more blocks than the filesystem.
+		 */
+		uint64_t n = EXT2_I_SIZE(base) / m->bs;
+
+		if (n > ext2fs_blocks_count(m->fs->super))
+			n = ext2fs_blocks_count(m->fs->super);
+		if (n >= UINT32_MAX)
+			n = UINT32_MAX - 1;
+		m->j.nblocks = n;
+		m->j.blocks = calloc((size_t)n + 1, sizeof(blk64_t));
 		if (!m->j.blocks)
 			abort();
 	}

@@ -5,6 +5,7 @@
 # values that put it outside the block: verify, pick --reseal and
 # flip --reseal must neither crash nor read outside their buffers (valgrind,
 # when installed), and verify must name the object as FAIL and exit 1.
+# Also a journal inode whose i_size no journal can have.
 # Groups: quick csum htree.
 . corruptor/tests/lib.sh
 
@@ -106,4 +107,19 @@ poke "$W/x" $((off + 29)) '\020'
 bad info_length dx-root $off
 grep -q 'info_length 16 ' "$W/err" ||
 	fail "info_length: the reason does not name info_length 16: $(cat "$W/err")"
+# Found by the fuzzer: the journal's block table was sized from i_size,
+# and 0xffffffff blocks wrapped the allocation to nothing.
+say "journal inode whose i_size claims 0xffffffff blocks"
+cp "$I" "$W/x"
+debugfs -w -R "sif <8> size $((0xffffffff * 4096))" "$W/x" 2>/dev/null
+for cmd in map verify; do
+	$F $cmd "$W/x" > "$W/out" 2> "$W/err"; rc=$?
+	[ $rc -lt 128 ] || fail "i_size: $cmd killed by signal $((rc - 128))"
+	[ $rc -le 1 ] || fail "i_size: $cmd exit $rc: $(cat "$W/err")"
+	if [ -n "$vg" ]; then
+		$vg $F $cmd "$W/x" >/dev/null 2> "$W/vg"
+		[ $? = 99 ] && fail "i_size: $cmd: valgrind: $(head -5 "$W/vg")"
+	fi
+	echo "ok i_size: $cmd exit $rc"
+done
 echo "all bad headers reported, nothing crashed"
