@@ -4,6 +4,8 @@
 #   make                   the library and the CLI
 #   make check             corruptor/tests/*.sh on images made in the test
 #   make bench-corruptor   flipbed-corrupt map vs e2fsck -fn, 1 GiB, 50,000 files
+#   make fuzz-corruptor    fuzz map/verify/pick for FLIPBED_FUZZ_SECONDS
+#                          (default 1800; make check runs 20 s)
 #
 # Linking the library: $(FBX_CFLAGS) to compile, $(FBX_LIBS) to link.
 
@@ -16,10 +18,13 @@ FBX_CLI := $(B)/bin/flipbed-corrupt
 FBX_CFLAGS = -I$(FBX) $(shell $(PKG_CONFIG) --cflags ext2fs com_err)
 FBX_LIBS = $(FBX_LIB) $(shell $(PKG_CONFIG) --libs ext2fs com_err)
 
+FBX_FUZZER := $(B)/tests/bin/corruptor-fuzz
+
 ALL += $(FBX_LIB) $(FBX_CLI)
-PACKAGES += libext2fs-dev comerr-dev e2fsprogs
+PACKAGES += libext2fs-dev comerr-dev e2fsprogs clang-14 libfuzzer-14-dev \
+	libclang-rt-14-dev
 TESTS += $(addprefix $(FBX)/tests/,cli-errors.sh types.sh layout.sh \
-	features.sh bad-headers.sh truncated.sh json.sh)
+	features.sh bad-headers.sh truncated.sh json.sh fuzz.sh)
 BENCHES += bench-corruptor
 
 $(B)/obj/$(FBX)/%.o: $(FBX)/%.c $(FBX_HDRS)
@@ -34,6 +39,24 @@ $(FBX_LIB): $(FBX_OBJS)
 $(FBX_CLI): $(B)/obj/$(FBX)/flipbed-corrupt.o $(FBX_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(FBX_LIBS)
+
+# The fuzzer: the library's sources built with ASan and UBSan around
+# tests/fuzz.c. tests/fuzz.sh runs it; it needs the binary built first.
+$(FBX_FUZZER): $(addprefix $(FBX)/,$(FBX_SRCS)) $(FBX)/tests/fuzz.c \
+		$(FBX_HDRS)
+	@mkdir -p $(@D)
+	clang-14 -g -O1 -std=gnu11 -D_GNU_SOURCE $(FBX_CFLAGS) \
+		-fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -o $@ \
+		$(addprefix $(FBX)/,$(FBX_SRCS)) $(FBX)/tests/fuzz.c \
+		$(shell $(PKG_CONFIG) --libs ext2fs com_err)
+
+$(FBX)/tests/fuzz.sh: $(FBX_FUZZER)
+
+.PHONY: fuzz-corruptor
+fuzz: fuzz-corruptor
+fuzz-corruptor: $(FBX_FUZZER)
+	FLIPBED_FUZZ_SECONDS=$${FLIPBED_FUZZ_SECONDS:-1800} $(FBX)/tests/fuzz.sh
 
 .PHONY: bench-corruptor
 bench-corruptor: $(FBX_CLI)
