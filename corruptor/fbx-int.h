@@ -57,6 +57,25 @@ struct fbx_map {
 	char explain[512];
 };
 
+/*
+ * Little-endian fields at any address: an htree's count and limit sit at
+ * 24 + info_length, odd when info_length is, and a misaligned struct
+ * access is undefined (UBSan stops there).
+ */
+static inline unsigned fbx_le16(const void *p)
+{
+	const unsigned char *b = p;
+
+	return b[0] | b[1] << 8;
+}
+
+static inline uint32_t fbx_le32(const void *p)
+{
+	const unsigned char *b = p;
+
+	return fbx_le16(b) | (uint32_t)fbx_le16(b + 2) << 16;
+}
+
 /* buf.c: the buffer holds at least NEED bytes; returns b->p. */
 void *fbx_buf_reserve(struct fbx_buf *b, size_t need);
 void fbx_buf_free(struct fbx_buf *b);

@@ -277,9 +277,9 @@ static void each_dx(const unsigned char *b, enum fbx_type t,
 		    const struct field *f, struct inst *in)
 {
 	unsigned coff = t == FBX_DX_ROOT ? 24 + b[29] : 8;
-	const struct ext2_dx_countlimit *cl = (const void *)(b + coff);
-	unsigned k, count = ext2fs_le16_to_cpu(cl->count);
+	unsigned k, count;
 
+	count = fbx_le16(b + coff + offsetof(struct ext2_dx_countlimit, count));
 	if (f->kind == K_DXCL) {
 		inst_add(in, coff + f->off, f->len);
 		return;

@@ -597,9 +597,9 @@ static void mark_dx_nodes(struct fbx_map *m, struct dir_block *db, size_t n,
 			  unsigned char *is_node, const char *buf,
 			  unsigned coff, unsigned levels)
 {
-	const struct ext2_dx_countlimit *cl = (const void *)(buf + coff);
-	const struct ext2_dx_entry *ent = (const void *)(buf + coff);
-	unsigned count = ext2fs_le16_to_cpu(cl->count), k;
+	unsigned count = fbx_le16(buf + coff +
+				  offsetof(struct ext2_dx_countlimit, count));
+	unsigned k;
 	char *child;
 
 	if (!levels || coff + count * 8 > m->bs)
@@ -608,7 +608,9 @@ static void mark_dx_nodes(struct fbx_map *m, struct dir_block *db, size_t n,
 	if (!child)
 		abort();
 	for (k = 0; k < count; k++) {
-		uint32_t lb = ext2fs_le32_to_cpu(ent[k].block) & 0x0fffffff;
+		uint32_t lb = fbx_le32(buf + coff + k * 8 +
+				       offsetof(struct ext2_dx_entry, block)) &
+			      0x0fffffff;
 		struct dir_block *d = dir_lookup(db, n, lb);
 
 		if (!d || is_node[d - db])
@@ -625,9 +627,10 @@ static void add_dx_block(struct fbx_map *m, const struct dir_block *d,
 {
 	size_t r = fbx_add_block(m, type, d->pblk, d->ino, d->lblk, d->parent);
 	struct fbx_object *o = &m->obj[r];
-	const struct ext2_dx_countlimit *cl = (const void *)(buf + coff);
-	unsigned limit = ext2fs_le16_to_cpu(cl->limit);
-	unsigned count = ext2fs_le16_to_cpu(cl->count);
+	unsigned limit = fbx_le16(buf + coff +
+				  offsetof(struct ext2_dx_countlimit, limit));
+	unsigned count = fbx_le16(buf + coff +
+				  offsetof(struct ext2_dx_countlimit, count));
 	unsigned fit = (m->bs - coff - sizeof(struct ext2_dx_tail)) /
 		       sizeof(struct ext2_dx_entry);
 	uint64_t tail;

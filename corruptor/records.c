@@ -381,7 +381,8 @@ static char *format_json(fbx_map_t m, size_t i, const char *path,
 	const char *note = note_of(o);
 
 	p = put_u(put_s(p, "{\"id\":"), i);
-	p = put_s(put_s(put_s(p, ",\"type\":\""), fbx_type_name(o->type)), "\"");
+	p = put_s(put_s(p, ",\"type\":\""), fbx_type_name(o->type));
+	*p++ = '"';
 	p = put_json_u(p, ",\"group\":", o->group >= 0, o->group);
 	p = put_json_u(p, ",\"ino\":", o->ino, o->ino);
 	p = put_s(p, ",\"path\":");
@@ -438,7 +439,8 @@ static errcode_t print_one(fbx_map_t m, size_t i, enum fbx_format fmt,
 		e = put_s(put_s(e - 1, " verdict="), verdict);
 		*e++ = '\n';
 	} else if (verdict) {
-		e = put_s(put_s(put_s(e - 2, ",\"verdict\":\""), verdict), "\"");
+		e = put_s(put_s(e - 2, ",\"verdict\":\""), verdict);
+		*e++ = '"';
 		if (why)
 			e = put_json_str(put_s(e, ",\"why\":"), why, wlen);
 		e = put_s(e, "}\n");
@@ -525,7 +527,8 @@ const char *fbx_error_message(errcode_t code)
 		[FBX_ET_BAD_BITS - FBX_ET_BASE] =
 			"bad bit count (1 to 4096, at most the region's bits)",
 		[FBX_ET_UNVERIFIABLE - FBX_ET_BASE] =
-			"the checksum cannot be located: a header field puts it outside the block",
+			"the checksum cannot be located: a header field "
+			"puts it outside the block",
 		[FBX_ET_TRUNCATED - FBX_ET_BASE] =
 			"the image file is shorter than its filesystem",
 	};

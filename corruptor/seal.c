@@ -184,16 +184,6 @@ static errcode_t seal_bitmap(struct fbx_map *m, const struct fbx_object *o,
 	return err;
 }
 
-static unsigned le16_at(const unsigned char *b)
-{
-	return b[0] | b[1] << 8;
-}
-
-static uint32_t le32_at(const unsigned char *b)
-{
-	return le16_at(b) | (uint32_t)le16_at(b + 2) << 16;
-}
-
 /*
  * libext2fs' checksum functions locate the checksum from header fields
  * and read there without checking them against the block size:
@@ -207,18 +197,19 @@ static uint32_t le32_at(const unsigned char *b)
 static int extent_layout_ok(struct fbx_map *m, const unsigned char *b,
 			    char *why, size_t len)
 {
-	unsigned max = le16_at(b + offsetof(struct ext3_extent_header,
-					    eh_max));
+	unsigned max = fbx_le16(b + offsetof(struct ext3_extent_header,
+					     eh_max));
+	unsigned fit = (m->bs - sizeof(struct ext3_extent_header) -
+			sizeof(struct ext3_extent_tail)) /
+		       sizeof(struct ext3_extent);
 	unsigned long long tail = sizeof(struct ext3_extent_header) +
 				  (unsigned long long)max *
 				  sizeof(struct ext3_extent);
 
-	if (tail + sizeof(struct ext3_extent_tail) <= m->bs)
+	if (max <= fit)
 		return 1;
 	snprintf(why, len, "eh_max %u puts et_checksum at byte %llu of a "
-		 "%u-byte block (eh_max at most %zu)", max, tail, m->bs,
-		 (m->bs - sizeof(struct ext3_extent_header) -
-		  sizeof(struct ext3_extent_tail)) / sizeof(struct ext3_extent));
+		 "%u-byte block (eh_max at most %u)", max, tail, m->bs, fit);
 	return 0;
 }
 
@@ -230,10 +221,11 @@ static int dirent_tail_ok(struct fbx_map *m, const unsigned char *b,
 	unsigned pos = 0, rl;
 
 	while (pos < top) {
-		rl = le16_at(b + pos + 4);
+		rl = fbx_le16(b + pos + 4);
 		if (rl < 8 || rl % 4) {
 			snprintf(why, len, "rec_len %u of the entry at byte %u "
-				 "(wanted a multiple of 4, at least 8)", rl, pos);
+				 "(wanted a multiple of 4, at least 8)", rl,
+				 pos);
 			return 0;
 		}
 		if (pos + rl > m->bs) {
@@ -248,12 +240,12 @@ static int dirent_tail_ok(struct fbx_map *m, const unsigned char *b,
 			 "checksum tail at byte %u", pos, top);
 		return 0;
 	}
-	if (le32_at(b + top) || le16_at(b + top + 4) != 12 ||
-	    le16_at(b + top + 6) != EXT2_DIR_NAME_LEN_CSUM) {
+	if (fbx_le32(b + top) || fbx_le16(b + top + 4) != 12 ||
+	    fbx_le16(b + top + 6) != EXT2_DIR_NAME_LEN_CSUM) {
 		snprintf(why, len, "no checksum tail at byte %u (inode %u, "
 			 "rec_len %u, name_len 0x%04x; wanted 0, 12, 0x%04x)",
-			 top, le32_at(b + top), le16_at(b + top + 4),
-			 le16_at(b + top + 6), EXT2_DIR_NAME_LEN_CSUM);
+			 top, fbx_le32(b + top), fbx_le16(b + top + 4),
+			 fbx_le16(b + top + 6), EXT2_DIR_NAME_LEN_CSUM);
 		return 0;
 	}
 	return 1;
@@ -263,20 +255,21 @@ static int dirent_tail_ok(struct fbx_map *m, const unsigned char *b,
 static int dx_layout_ok(struct fbx_map *m, const unsigned char *b,
 			char *why, size_t len)
 {
-	unsigned rl = le16_at(b + 4), coff, limit, count, fit;
+	unsigned rl = fbx_le16(b + 4), coff, limit, count, fit;
 
-	if (rl == m->bs && !le16_at(b + 6)) {
+	if (rl == m->bs && !fbx_le16(b + 6)) {
 		coff = 8;
 	} else if (rl == 12) {
-		rl = le16_at(b + 12 + 4);
+		rl = fbx_le16(b + 12 + 4);
 		if (rl != m->bs - 12) {
-			snprintf(why, len, "the rec_len of '..' is %u (an htree "
-				 "root's is %u)", rl, m->bs - 12);
+			snprintf(why, len, "the rec_len of '..' is %u (an "
+				 "htree root's is %u)", rl, m->bs - 12);
 			return 0;
 		}
-		if (le32_at(b + 24) || b[29] != sizeof(struct ext2_dx_root_info)) {
+		if (fbx_le32(b + 24) ||
+		    b[29] != sizeof(struct ext2_dx_root_info)) {
 			snprintf(why, len, "reserved_zero %u, info_length %u "
-				 "(wanted 0 and %zu)", le32_at(b + 24), b[29],
+				 "(wanted 0 and %zu)", fbx_le32(b + 24), b[29],
 				 sizeof(struct ext2_dx_root_info));
 			return 0;
 		}
@@ -287,8 +280,8 @@ static int dx_layout_ok(struct fbx_map *m, const unsigned char *b,
 			 m->bs);
 		return 0;
 	}
-	limit = le16_at(b + coff);
-	count = le16_at(b + coff + 2);
+	limit = fbx_le16(b + coff);
+	count = fbx_le16(b + coff + 2);
 	fit = (m->bs - coff - sizeof(struct ext2_dx_tail)) /
 	      sizeof(struct ext2_dx_entry);
 	if (limit > fit) {
