@@ -20,6 +20,7 @@
 #include "cmd.h"
 #include "scenario/scenario.h"
 #include "options.h"
+#include "run/image.h"
 #include "util.h"
 
 #define MAX_EXPECT 8
@@ -196,13 +197,17 @@ int cmd_image(int argc, char **argv)
 {
 	struct image_args a = { 0 };
 	char abs[PATH_MAX], out[PATH_MAX], sdir[PATH_MAX + 32], file[PATH_MAX * 2], name[256], *dot;
-	struct stat st;
+	char why[256];
 
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_BADINPUT;
-	if (!realpath(a.image, abs) || stat(abs, &st) || !S_ISREG(st.st_mode)) {
+	if (!realpath(a.image, abs)) {
 		fprintf(stderr, "flipbed image: %s: %s; give an ext4 image file\n", a.image,
-			errno ? strerror(errno) : "not a regular file");
+			strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	if (fb_image_is_ext4(abs, why, sizeof(why))) {
+		fprintf(stderr, "flipbed image: %s: %s; give an ext4 image file\n", a.image, why);
 		return EXIT_BADINPUT;
 	}
 	if (a.out) {

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 
 #include "outcome.h"
 #include "scenario/scenario.h"
@@ -22,6 +25,8 @@
 #define DEFAULT_KERNELS "stock patched"
 #define DEFAULT_TIMEOUT 60
 #define MAX_LINE 200		/* libinih's INI_MAX_LINE in Debian's build */
+#define MAX_ERRORS 20		/* then the file is not read further */
+#define MAX_FILE (1 << 20)	/* the largest scenario is a few KiB */
 
 static const char *const timing_names[FB_TIMING__COUNT] = {
 	"rest", "read", "read-sticky", "write",
@@ -81,26 +86,54 @@ struct reader {
 	int errors;
 	struct fb_entry *entries;
 	int n;
+	bool binary;		/* a NUL byte was read: not a scenario at all */
 };
 
-/* libinih reads one line per call: count them so the handler knows where it is. */
+/*
+ * libinih reads one line per call: count them so the handler knows where
+ * it is, and refuse what no scenario holds (a NUL byte, an overlong line).
+ * After MAX_ERRORS errors a file is not worth reading on (a binary file
+ * would give one error per line): reading stops there.
+ */
 static char *read_line(char *str, int num, void *stream)
 {
 	struct reader *r = stream;
-	char *s = fgets(str, num, r->f);
+	int c = EOF, n = 0;
+	bool nul = false, longer = false;
 
-	if (!s)
+	if (r->errors >= MAX_ERRORS || r->binary)
 		return NULL;
+	while (n < num - 1 && (c = fgetc(r->f)) != EOF) {
+		if (c == '\0')
+			nul = true;
+		str[n++] = nul ? ' ' : (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (!n)
+		return NULL;
+	str[n] = '\0';
 	r->line++;
-	if (!strchr(s, '\n') && !feof(r->f)) {
+	if (c != '\n' && c != EOF && n == num - 1) {
+		while ((c = fgetc(r->f)) != EOF && c != '\n')
+			nul |= c == '\0';
+		longer = true;
+	}
+	if (nul) {
+		/* not a text file: nothing after this line is worth a message */
+		fprintf(stderr, "%s:%d: a NUL byte; a scenario is text\n", r->file, r->line);
+		r->binary = true;
+		return NULL;
+	}
+	if (longer) {
 		fprintf(stderr, "%s:%d: line longer than %d characters; split the value\n",
 			r->file, r->line, MAX_LINE - 1);
 		r->errors++;
-		int c;
-		while ((c = fgetc(r->f)) != EOF && c != '\n')
-			;
 	}
-	return s;
+	if (r->errors >= MAX_ERRORS)
+		fprintf(stderr, "%s:%d: %d errors; not reading further\n", r->file, r->line,
+			MAX_ERRORS);
+	return str;
 }
 
 static int on_entry(void *user, const char *section, const char *key,
@@ -122,17 +155,40 @@ static int on_entry(void *user, const char *section, const char *key,
 int fb_scenario_read(const char *file, struct fb_entry **ret_entries, int *ret_n)
 {
 	struct reader r = { .file = file };
-	int rc;
+	struct stat st;
+	int fd, rc;
 
-	r.f = fopen(file, "r");
+	*ret_entries = NULL;
+	*ret_n = 0;
+	/* O_NONBLOCK: a FIFO given as a scenario must not block the open */
+	fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s\n", file, strerror(errno));
+		return -2;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE) {
+		fprintf(stderr, "%s: %s; a scenario is a text file of at most %d bytes\n", file,
+			S_ISREG(st.st_mode) ? "too large" : "not a regular file", MAX_FILE);
+		close(fd);
+		return -2;
+	}
+	r.f = fdopen(fd, "r");
 	if (!r.f) {
 		fprintf(stderr, "%s: %s\n", file, strerror(errno));
-		*ret_entries = NULL;
-		*ret_n = 0;
+		close(fd);
 		return -2;
 	}
 	rc = ini_parse_stream(read_line, &r, on_entry, &r);
 	fclose(r.f);
+	if (r.binary) {
+		for (int i = 0; i < r.n; i++) {
+			free(r.entries[i].section);
+			free(r.entries[i].key);
+			free(r.entries[i].value);
+		}
+		free(r.entries);
+		return -2;
+	}
 	if (rc > 0) {
 		fprintf(stderr, "%s:%d: not a section header, a 'key = value' line or a comment\n",
 			file, rc);

@@ -133,7 +133,8 @@ int fb_timing_parse(const char *name);
 
 /*
  * Read FILE into ret_entries. Errors are printed as "file:line: what; accepted"
- * on stderr. Returns 0, -1 after syntax errors, -2 when FILE cannot be opened.
+ * on stderr. Returns 0, -1 after syntax errors, -2 when FILE cannot be read as one
+ * (missing, unreadable, not a regular file, larger than 1 MiB).
  */
 int fb_scenario_read(const char *file, struct fb_entry **ret_entries, int *ret_n);
 

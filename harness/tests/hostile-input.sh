@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Input that is not what it claims to be is refused at once with one clear
+# line and exit 2, never read without end: a device, a directory or a FIFO
+# given as a scenario; a binary file (too large, or stopped at its first
+# NUL byte); a text file of 1000 overlong lines (20 errors, then the
+# parser stops); a NUL byte (named as such, not as a long line); and
+# `flipbed image` on an empty file, random bytes, a directory and
+# /dev/zero ("not an ext4 image" / "not a regular file", no stale errno).
+# Groups: quick.
+. "$(dirname "$0")/lib.sh"
+require_built "$FLIPBED" build/bin/flipbed
+require_tools timeout mkfifo
+
+# refused WHAT WANT CMD...: CMD exits 2 within 10 s, its stderr holds WANT
+refused() {
+	what=$1 want=$2; shift 2
+	timeout 10 "$@" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -ne 124 ] || fail "$what: still running after 10 s"
+	[ $rc -eq 2 ] || { cat "$T/err"; fail "$what: exit $rc, expected 2"; }
+	grep -qF -- "$want" "$T/err" || { cat "$T/err"; fail "$what: no '$want'"; }
+	ok "$what: $(head -n 1 "$T/err")"
+}
+
+mkfifo "$T/fifo"
+mkdir "$T/dir.scn"
+head -c 10M /dev/urandom > "$T/binary.scn"
+printf '[scenario]\nshows = a\000b\n' > "$T/nul.scn"
+: > "$T/empty.img"
+head -c 1M /dev/urandom > "$T/random.img"
+
+refused "scenario /dev/zero" "/dev/zero: not a regular file" "$FLIPBED" run /dev/zero --list
+refused "scenario directory" "dir.scn: not a regular file" "$FLIPBED" run "$T/dir.scn" --list
+refused "scenario FIFO" "fifo: not a regular file" "$FLIPBED" run "$T/fifo" --list
+refused "10 MiB binary scenario" "binary.scn: too large" "$FLIPBED" run "$T/binary.scn" --list
+[ "$(wc -l < "$T/err")" -le 2 ] || fail "the binary scenario gave $(wc -l < "$T/err") lines"
+head -c 300000 /dev/urandom > "$T/binary.scn"
+refused "300 KB binary scenario" "a NUL byte; a scenario is text" "$FLIPBED" run "$T/binary.scn" --list
+[ "$(wc -l < "$T/err")" -le 21 ] || fail "the binary scenario gave $(wc -l < "$T/err") lines"
+awk 'BEGIN { for (i = 0; i < 1000; i++) { s = ""; for (j = 0; j < 30; j++) s = s "0123456789"; print s } }' \
+	> "$T/long.scn"
+refused "1000 overlong lines" "20 errors; not reading further" "$FLIPBED" run "$T/long.scn" --list
+[ "$(wc -l < "$T/err")" -le 30 ] || fail "1000 overlong lines gave $(wc -l < "$T/err") lines"
+refused "NUL byte" "nul.scn:2: a NUL byte" "$FLIPBED" run "$T/nul.scn" --list
+grep -q "longer than" "$T/err" && fail "a NUL byte reported as a long line"
+
+refused "image: empty file" "not an ext4 image" "$FLIPBED" image "$T/empty.img" --out "$T/r1"
+refused "image: random bytes" "not an ext4 image" "$FLIPBED" image "$T/random.img" --out "$T/r2"
+refused "image: a directory" "$T: not a regular file" "$FLIPBED" image "$T" --out "$T/r3"
+refused "image: /dev/zero" "/dev/zero: not a regular file" "$FLIPBED" image /dev/zero --out "$T/r4"
+grep -q "Invalid argument" "$T/err" && fail "a stale errno in the message"
+finish
