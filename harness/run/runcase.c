@@ -449,6 +449,39 @@ static enum fb_verdict judge(const struct fb_outcome *out, const struct fb_expec
 	return json_array_size(mismatch) ? FB_VERDICT_FAIL : FB_VERDICT_PASS;
 }
 
+/*
+ * The steps' own expectations. A step marked `expect ERRNAME` must fail
+ * with that errno, in every case; a bare step must succeed, in a case
+ * without a fault (in a fault case its failure is the fault's effect, which
+ * detect and reaction record); `may` steps are never judged. A step that
+ * reported nothing (the guest crashed or hung before it) is judged by the
+ * reaction instead. Each unmet step is one mismatch line.
+ */
+static void judge_steps(const struct casectx *x, json_t *mismatch)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(x->step_results, i, r) {
+		const char *text = json_string_value(json_object_get(r, "text"));
+		const char *res = json_string_value(json_object_get(r, "result"));
+		const char *err = json_string_value(json_object_get(r, "errno"));
+		const char *got = res && !strcmp(res, "ok") ? "ok" : err;
+		struct step s;
+		char why[256];
+
+		if (!text || !got || step_parse(text, &s, why, sizeof(why)))
+			continue;
+		if (s.expect == EXPECT_ANY || (s.expect == EXPECT_OK && x->nrules))
+			continue;
+		if (step_met(&s, got))
+			continue;
+		json_array_append_new(mismatch, json_sprintf("step %d %s: expected %s, got %s",
+			(int)json_integer_value(json_object_get(r, "n")), text,
+			s.expect == EXPECT_ERR ? s.err : "ok", got));
+	}
+}
+
 /* A requirement this host or kernel does not meet, or NULL. */
 static const char *unmet(const struct fb_case_spec *c, char *buf, size_t len)
 {
@@ -711,6 +744,7 @@ static void judge_case(struct casectx *x, const struct fb_golden *g)
 		x->verdict = FB_VERDICT_INFRA;
 		return;
 	}
+	judge_steps(x, x->mismatch);
 	x->verdict = judge(&x->out, &x->expect, x->mismatch);
 }
 
