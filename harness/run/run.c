@@ -120,14 +120,18 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'f':
 			a->sel.filter = optarg;
 			break;
-		case 'S':
-			if (sscanf(optarg, "%d/%d", &a->sel.shard_k, &a->sel.shard_n) != 2 ||
+		case 'S': {
+			int used = 0;
+
+			if (sscanf(optarg, "%d/%d%n", &a->sel.shard_k, &a->sel.shard_n, &used) != 2 ||
+			    optarg[used] ||
 			    a->sel.shard_n < 1 || a->sel.shard_k < 1 || a->sel.shard_k > a->sel.shard_n) {
 				fprintf(stderr, "flipbed %s: --shard %s: expected K/N with 1 <= K <= N\n",
 					argv[0], optarg);
 				return -1;
 			}
 			break;
+		}
 		case 's':
 		case 'e':
 			if (a->nsets == MAX_SETS) {
@@ -524,6 +528,25 @@ static int finish(const char *outdir, json_t *info, bool ktap, bool interrupted)
 	return interrupted ? EXIT_INTERRUPTED : status;
 }
 
+/* The same scenario file given twice would run its cases twice: refuse it. */
+static int check_distinct(char *const files[], int n)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	for (int i = 0; i < n; i++) {
+		if (!realpath(files[i], a))
+			continue;	/* the parser names a missing file */
+		for (int j = 0; j < i; j++) {
+			if (!realpath(files[j], b) || strcmp(a, b))
+				continue;
+			fprintf(stderr, "flipbed: %s is given twice (also as %s); give each scenario once\n",
+				files[i], files[j]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int run_main(int argc, char **argv, const char *matrix)
 {
 	struct run_args a;
@@ -536,6 +559,8 @@ static int run_main(int argc, char **argv, const char *matrix)
 		usage(stderr, argv[0]);
 		return EXIT_BADINPUT;
 	}
+	if (!matrix && check_distinct(argv + optind, argc - optind))
+		return EXIT_BADINPUT;
 	if (matrix)
 		rc = fb_matrix_expand(argv[optind], &a.sel, &cases);
 	else

@@ -585,6 +585,12 @@ static void check_expect_value(struct ctx *c, const struct fb_entry *e, int fiel
 
 	if (!strcmp(e->value, "any"))
 		return;
+	if (!e->value[0] || e->value[0] == '|' || e->value[strlen(e->value) - 1] == '|' ||
+	    strstr(e->value, "||")) {
+		bad(c, e, "%s = %s: an empty alternative; accepted: any, or names joined by '|' (%s)",
+		    e->key, e->value, field_accepted(field));
+		return;
+	}
 	copy = xstrdup(e->value);
 	for (tok = strtok_r(copy, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
 		if (!name_valid(field, tok))
@@ -1184,6 +1190,29 @@ static void ctx_free(struct ctx *c)
 	free(c->fixture_path);
 }
 
+/* Sections whose keys repeat: one populate line or step per entry. */
+static bool repeats(const char *section)
+{
+	return !strcmp(section, "populate") || !strcmp(section, "workload") ||
+	       !strcmp(section, "vars");	/* define_var() names its own duplicates */
+}
+
+/* A key given twice in one section of one file: the second would win silently. */
+static void check_duplicates(struct ctx *c, const struct fb_entry *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (repeats(v[i].section))
+			continue;
+		for (int j = 0; j < i; j++) {
+			if (strcmp(v[j].section, v[i].section) || strcmp(v[j].key, v[i].key))
+				continue;
+			bad(c, &v[i], "[%s] %s is given twice (first at line %d); give it once",
+			    v[i].section, v[i].key, v[j].line);
+			break;
+		}
+	}
+}
+
 int fb_scenario_load(const char *file, const struct fb_entry *overrides,
 		     int noverrides, struct fb_scenario **ret_scn)
 {
@@ -1202,6 +1231,7 @@ int fb_scenario_load(const char *file, const struct fb_entry *overrides,
 	case -1:
 		c.errors++;
 	}
+	check_duplicates(&c, s->entries, s->nentries);
 	pick_fixture(&c, overrides, noverrides);
 	/* variables first: any later value may use them */
 	for (int i = 0; i < c.nfix; i++)

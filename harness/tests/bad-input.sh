@@ -39,12 +39,24 @@ expect2 "timeout 'soon': accepted: seconds" boot --timeout soon --image "$img"
 expect2 "no step 'wait armed'" boot --image "$img" --step mount --rule-at armed 'on=read at=0 len=1 flip=0'
 expect2 "unknown option" boot --image "$img" --frobnicate
 expect2 "unknown command 'bot'; accepted: .*boot" bot
-if [ ! -r "$B/kernel/kasan/vmlinux" ]; then
-	expect2 "kernel variant 'kasan' is not built (.*missing); build it with 'make kasan'" \
-		boot --kernel kasan --image "$img"
-fi
-if [ ! -r "$B/lib/nbdkit-flipbed-plugin.so" ]; then
-	expect2 "need the flipbed nbdkit plugin, which is not built" \
-		boot --image "$img" --rule 'on=read at=0 len=1 flip=0'
-fi
+scn=$top/scenarios/inode/base-flip.scn
+expect2 "shard 1/2/3: expected K/N with 1 <= K <= N" run "$scn" --shard 1/2/3 --list
+expect2 "kernel bogus: accepted: stock, patched, kasan" run "$scn" --kernel bogus --list
+expect2 "kernel ../../x: accepted: stock, patched, kasan" run "$scn" --kernel ../../x --list
+expect2 "is given twice (also as $scn); give each scenario once" \
+	run "$scn" "$top/scenarios/inode/../inode/base-flip.scn" --list
+
+# A build without the KASAN kernel and the plugin: flipbed copied into a
+# build directory of its own, so that these run whatever this tree has built.
+fake=$T/build
+mkdir -p "$fake/bin" "$fake/guest"
+cp "$FLIPBED" "$fake/bin/flipbed"
+cp "$B/guest/initramfs.cpio.gz" "$fake/guest/" 2>/dev/null
+FLIPBED=$fake/bin/flipbed
+expect2 "kernel variant 'kasan' is not built (.*missing); build it with 'make kasan'" \
+	boot --kernel kasan --image "$img"
+mkdir -p "$fake/kernel/patched"
+: > "$fake/kernel/patched/vmlinux"
+expect2 "need the flipbed nbdkit plugin, which is not built" \
+	boot --image "$img" --rule 'on=read at=0 len=1 flip=0'
 echo "ok: $cases bad inputs refused with exit 2"
