@@ -262,7 +262,7 @@ int fb_campaign_execute(char *const files[], int n, const char *kernel,
 	if (fb_scenarios_expand(files, n, &sel, &cases) < 0)
 		return EXIT_BADINPUT;
 	struct fb_exec e = {
-		.out = out, .jobs = jobs, .keep = keep, .label = label,
+		.out = out, .resume = true, .jobs = jobs, .keep = keep, .label = label,
 		.argc = argc, .argv = argv,
 	};
 	if (quiet) {

@@ -7,6 +7,7 @@
  * another; workers die with flipbed (PDEATHSIG), and their QEMU and nbdkit
  * die with them.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -236,11 +237,36 @@ static int check_built(const struct fb_case_specs *cases)
 	return bad ? -1 : 0;
 }
 
-static int make_outdir(const char *out, char *dir, size_t len)
+/* Whether directory PATH holds anything (a missing one holds nothing). */
+static bool has_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool any = false;
+
+	if (!d)
+		return false;
+	while (!any && (de = readdir(d)))
+		any = strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return any;
+}
+
+/*
+ * The run directory: OUT, or results/runs/<UTC time> with results/runs/latest
+ * pointing at it. A given OUT must be new or empty unless RESUME: records
+ * appended to another run's cases.jsonl would be counted with it.
+ */
+static int make_outdir(const char *out, bool resume, char *dir, size_t len)
 {
 	char sub[PATH_MAX + 8];
 
 	if (out) {
+		if (!resume && has_entries(out)) {
+			fprintf(stderr, "flipbed: --out %s: not empty; give a new or empty directory\n",
+				out);
+			return -1;
+		}
 		snprintf(dir, len, "%s", out);
 	} else {
 		time_t t = time(NULL);
@@ -607,8 +633,8 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 
 	if (check_built(cases) < 0)
 		return EXIT_BADINPUT;
-	if (make_outdir(e->out, outdir, sizeof(outdir)) < 0)
-		return EXIT_INFRA;
+	if (make_outdir(e->out, e->resume, outdir, sizeof(outdir)) < 0)
+		return EXIT_BADINPUT;
 	fprintf(stderr, "flipbed: %d cases, %d at a time, results in %s\n", cases->n, e->jobs, outdir);
 	g = xcalloc(cases->n, sizeof(*g));
 	if (prepare_goldens(cases, g) < 0) {

@@ -22,6 +22,7 @@ struct fb_exec {
 	int argc;		/* the command line, recorded in run.json */
 	char **argv;
 	int shard_k, shard_n;	/* recorded in run.json; 0/0 when not sharded */
+	bool resume;		/* OUT may hold a run already: add to it (campaigns) */
 };
 
 /*

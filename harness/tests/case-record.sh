@@ -18,16 +18,20 @@ args="--kernel stock --set fault.timing=rest --jobs 1"
 dir=cases/inode_base-flip@stock
 
 echo "=== transcript.log cannot be written"
+# flipbed image adds to its --out directory (run and matrix refuse a
+# non-empty one), so a directory can stand where the transcript goes
 out=$T/run1
-mkdir -p "$out/$dir/transcript.log"
-"$FLIPBED" run "$scn" $args --out "$out" > "$T/log" 2>&1
+mkimage "$T/disk.img"
+mkdir -p "$out/cases/image_disk@stock/transcript.log"
+"$FLIPBED" image "$T/disk.img" --kernel stock --out "$out" > "$T/log" 2>&1
 rc=$?
 cat "$T/log"
 [ $rc -eq 3 ] || fail "unwritable transcript: exit $rc, expected 3 (infra)"
-[ -f "$out/$dir/case.json" ] || fail "unwritable transcript: no case.json written"
-grep -q '"verdict": "infra"' "$out/$dir/case.json" || fail "unwritable transcript: verdict is not infra"
-grep -q '"infra": "cannot write .*transcript.log: Is a directory' "$out/$dir/case.json" ||
-	fail "unwritable transcript: the record does not name transcript.log: $(grep '"infra"' "$out/$dir/case.json")"
+rec=$out/cases/image_disk@stock/case.json
+[ -f "$rec" ] || fail "unwritable transcript: no case.json written"
+grep -q '"verdict": "infra"' "$rec" || fail "unwritable transcript: verdict is not infra"
+grep -q '"infra": "cannot write .*transcript.log: Is a directory' "$rec" ||
+	fail "unwritable transcript: the record does not name transcript.log: $(grep '"infra"' "$rec")"
 
 echo "=== TMPDIR does not exist"
 out=$T/run2
