@@ -2,6 +2,7 @@
 /*
  * flipbed: the user's command. Dispatches to a subcommand (cmd.h).
  */
+#include <ext2fs/ext2_err.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -37,6 +38,8 @@ static int usage(FILE *f, int status)
 
 int main(int argc, char **argv)
 {
+	/* libext2fs' messages: without the table, "Unknown code ext2 19" */
+	initialize_ext2_error_table();
 	if (argc < 2)
 		return usage(stderr, EXIT_BADINPUT);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))

@@ -6,7 +6,8 @@
 # NUL byte); a text file of 1000 overlong lines (20 errors, then the
 # parser stops); a NUL byte (named as such, not as a long line); and
 # `flipbed image` on an empty file, random bytes, a directory and
-# /dev/zero ("not an ext4 image" / "not a regular file", no stale errno).
+# /dev/zero ("not an ext4 image" / "not a regular file", no stale errno);
+# a libext2fs error is printed by name.
 # Groups: quick.
 . "$(dirname "$0")/lib.sh"
 require_built "$FLIPBED" build/bin/flipbed
@@ -50,4 +51,17 @@ refused "image: random bytes" "not an ext4 image" "$FLIPBED" image "$T/random.im
 refused "image: a directory" "$T: not a regular file" "$FLIPBED" image "$T" --out "$T/r3"
 refused "image: /dev/zero" "/dev/zero: not a regular file" "$FLIPBED" image /dev/zero --out "$T/r4"
 grep -q "Invalid argument" "$T/err" && fail "a stale errno in the message"
+
+# libext2fs' errors are named, not "Unknown code ext2 N": an image whose
+# superblock says 2^31 blocks cannot be opened, and the message says why
+require_tools mkfs.ext4
+require_kernel stock
+mkfs.ext4 -q -F "$T/bad.img" 8M
+printf '\377\377\377\177' | dd of="$T/bad.img" bs=1 seek=1028 conv=notrunc 2>/dev/null
+printf '[scenario]\nshows = x\ngroups = quick\nkernels = stock\n[mkfs]\nimage = %s\n[target]\ntype = none\n[workload]\nstep = may mount\n[expect]\ndetect = any\nreaction = any\nfsck = any\ndata = any\n' \
+	"$T/bad.img" > "$T/badimg.scn"
+timeout 60 "$FLIPBED" run "$T/badimg.scn" --out "$T/r5" > "$T/out" 2> "$T/err"
+grep -q "Unknown code" "$T/err" && check_fail "an untranslated libext2fs code: $(grep 'Unknown code' "$T/err")"
+grep -q "with libext2fs: The ext2 superblock is corrupt" "$T/err" ||
+	check_fail "no named libext2fs error: $(grep -i libext2fs "$T/err")"
 finish
