@@ -19,10 +19,15 @@ rate() {	# kernel -> "cases/min" of a fresh campaign dir
 	sed -n 's/.*\*\*\([0-9.]*\) cases\/min\*\*.*/\1/p' "$tmp/$1/campaign.md"
 }
 
-# warm-up: build every golden image the seed needs (not timed)
+# warm-up (not timed): build every golden image the seed needs, by running
+# one generated case of each distinct image recipe (its [mkfs] and
+# [populate] sections)
 "$flipbed" campaign --seed 77 --count "$n" --kernel patched --generate --out "$tmp/warm" 2>/dev/null
-"$flipbed" run "$tmp"/warm/scenarios/case-0000[1-9].scn --kernel patched --jobs 2 \
-	--out "$tmp/warm/run" > /dev/null 2>&1
+recipes=$(for f in "$tmp"/warm/scenarios/*.scn; do
+	printf '%s %s\n' "$(sed -n '/^\[mkfs\]/,/^\[target\]/p' "$f" | cksum | cut -d' ' -f1)" "$f"
+done | sort -u -k1,1 | cut -d' ' -f2)
+echo "warm-up: $(echo "$recipes" | wc -l) image recipes of $n cases"
+"$flipbed" run $recipes --kernel patched --jobs 2 --out "$tmp/warm/run" > /dev/null 2>&1
 
 p=$(rate patched)
 printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -10,11 +10,20 @@ flipbed=$top/build/bin/flipbed
 out=$top/build/bench/matrix
 rm -rf "$out"
 mkdir -p "$out"
+# A run that did not pass measures something else than the matrix: no
+# figure is printed for it, and the benchmark fails.
 for j in 1 2; do
-	"$flipbed" matrix quick --jobs $j --out "$out/jobs$j" > "$out/jobs$j.log" 2>&1 || true
-	line=$(grep '^flipbed: median case' "$out/jobs$j.log" || echo "no timing line")
+	if ! "$flipbed" matrix quick --jobs $j --out "$out/jobs$j" > "$out/jobs$j.log" 2>&1; then
+		tail -n 5 "$out/jobs$j.log"
+		echo "jobs $j: the quick matrix did not pass (log: $out/jobs$j.log); no figures" >&2
+		exit 1
+	fi
+	line=$(grep '^flipbed: median case' "$out/jobs$j.log") || {
+		echo "jobs $j: no timing line in $out/jobs$j.log" >&2
+		exit 1
+	}
 	echo "jobs $j: ${line#flipbed: }"
 	eval "rate$j=$(echo "$line" | sed -n 's/.*; \([0-9.]*\) cases\/min/\1/p')"
 done
-echo "throughput ratio jobs 2 / jobs 1: $(echo "scale=2; ${rate2:-0} / ${rate1:-1}" | bc)"
+echo "throughput ratio jobs 2 / jobs 1: $(echo "scale=2; $rate2 / $rate1" | bc)"
 echo "targets: median case <= 2.5 s, >= 40 cases/min with --jobs 2 (logs: $out)"
