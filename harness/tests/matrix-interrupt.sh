@@ -13,7 +13,6 @@ cd "$top" || exit 1
 fail=0
 for sig in INT TERM; do
 	out=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-int.XXXXXX")
-	before=$(pgrep -d ' ' -f 'qemu-system|nbdkit' || true)
 	# the ci matrix on one kernel (about 100 cases) cannot finish before the
 	# signal; it comes once two cases are recorded, so workers are running
 	"$flipbed" matrix ci --kernel patched --jobs 2 --out "$out/run" > "$out/log" 2>&1 &
@@ -26,14 +25,20 @@ for sig in INT TERM; do
 	kill -$sig $pid
 	wait $pid
 	rc=$?
-	sleep 1
 	# workers and their QEMU/nbdkit run with the run directory or their
-	# private directory (under this test's TMPDIR) in their command lines
-	left=$(ps -eo pid,args | grep -E "qemu-system|nbdkit|flipbed matrix" | grep -v grep |
-		while read -r p args; do
-			case " $before " in *" $p "*) continue ;; esac
-			case "$args" in *"$out"*|*"$T"/flipbed-*) echo "$p $args" ;; esac
-		done)
+	# private directory (under this test's TMPDIR) in their command lines:
+	# flipbed has exited, so each of them must be gone (or going: the
+	# kernel delivers PDEATHSIG and reaps; wait for that, up to 10 s)
+	i=0
+	while :; do
+		left=$(ps -eo pid,args | grep -E "qemu-system|nbdkit|flipbed matrix" | grep -v grep |
+			while read -r p args; do
+				case "$args" in *"$out"*|*"$T"/flipbed-*) echo "$p $args" ;; esac
+			done)
+		[ -z "$left" ] || [ $i -ge 100 ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
 	if [ -n "$left" ]; then
 		echo "FAIL SIG$sig: processes left:"; echo "$left"; fail=1
 	fi
