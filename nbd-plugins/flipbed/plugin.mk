@@ -34,20 +34,26 @@ BENCHES += bench-plugin
 PACKAGES += nbdkit nbdkit-plugin-dev libnbd-dev libnbd-bin libjansson-dev \
 	clang-14 libfuzzer-14-dev libclang-rt-14-dev perl
 
-# The plugin, plain and sanitized.
-$(B)/obj/flipbed/%.o: $(FB)/%.c $(FB_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(FB_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+# The plugin, plain and sanitized; each object depends on the headers it
+# read (-MMD), not on every header.
+FB_OBJS := $(addprefix $(B)/obj/flipbed/,$(FB_SRCS:.c=.o))
+FB_ASAN_OBJS := $(addprefix $(B)/obj/flipbed-asan/,$(FB_SRCS:.c=.o))
 
-$(B)/obj/flipbed-asan/%.o: $(FB)/%.c $(FB_HDRS)
+$(B)/obj/flipbed/%.o: $(FB)/%.c
 	@mkdir -p $(@D)
-	$(CC) $(FB_CFLAGS) $(FB_SAN) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(FB_CFLAGS) -MMD -MP -fPIC -fvisibility=hidden -c -o $@ $<
 
-$(FB_PLUGIN): $(addprefix $(B)/obj/flipbed/,$(FB_SRCS:.c=.o))
+$(B)/obj/flipbed-asan/%.o: $(FB)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(FB_CFLAGS) -MMD -MP $(FB_SAN) -fPIC -fvisibility=hidden -c -o $@ $<
+
+-include $(FB_OBJS:.o=.d) $(FB_ASAN_OBJS:.o=.d)
+
+$(FB_PLUGIN): $(FB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -shared -pthread -o $@ $^
 
-$(FB_ASAN_PLUGIN): $(addprefix $(B)/obj/flipbed-asan/,$(FB_SRCS:.c=.o))
+$(FB_ASAN_PLUGIN): $(FB_ASAN_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(FB_SAN) -shared -pthread -o $@ $^
 
