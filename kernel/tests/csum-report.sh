@@ -51,8 +51,8 @@ kt_debugfs "$img" "set_inode_field /d/small checksum 0" \
 
 # The xattr write comes first: once the filesystem is read-only, only reads
 # still reach the other objects. The first open() after that fails with
-# EROFS in 6.1 (ext4_sample_last_mounted() starts a handle): `read /x`
-# takes that hit.
+# EROFS on stock (ext4_sample_last_mounted() starts a handle; patched skips
+# it): `read /x` takes that hit.
 steps="--step mount --step 'may setxattr /x other 8' --step 'may read /x'
 	--step 'may stat /d/small' --step 'may ls /dir' --step 'may ls /h'
 	--step 'may read /ext' --step 'may cat /sys/fs/ext4/vda/csum_errors'"
