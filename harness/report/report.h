@@ -127,6 +127,13 @@ int fb_report_html(const struct fb_run *run);
 /* KTAP version 1 on OUT, one test per case in name order. */
 int fb_report_ktap(const char *dir, FILE *out);
 int fb_report_ktap_run(const struct fb_run *run, FILE *out);
+/*
+ * `flipbed report --loose`: one line on OUT per expectation field of a
+ * scenario file that accepts a value no case of RUNS (pooled; the last
+ * run's expectation counts) produced on a kernel and timing, and a count
+ * on stderr. Returns 1 when a field is loose, 0 when none is.
+ */
+int fb_report_loose(const struct fb_run *runs, size_t nruns, FILE *out);
 /* One case as `flipbed show` prints it: kernel messages first. */
 int fb_report_show(const struct fb_run *run, const struct fb_case *c, FILE *out);
 /*

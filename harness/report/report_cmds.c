@@ -29,24 +29,50 @@ static bool is_help(const char *a)
 	return !strcmp(a, "-h") || !strcmp(a, "--help");
 }
 
+/* --loose RUN...: every run loaded, then the expectations no case needed. */
+static int report_loose(char **dirs, int n)
+{
+	struct fb_run *runs = xcalloc(n, sizeof(*runs));
+	int ret = 0, loaded;
+
+	for (loaded = 0; loaded < n && !ret; loaded++)
+		ret = fb_run_load(dirs[loaded], &runs[loaded]);
+	if (!ret)
+		ret = fb_report_loose(runs, n, stdout);
+	for (int i = 0; i < loaded; i++)
+		fb_run_free(&runs[i]);
+	free(runs);
+	return ret < 0 ? 2 : ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	static const char u[] = "flipbed report DIR [--ktap]";
+	static const char u[] = "flipbed report DIR [--ktap] | flipbed report --loose RUN...";
 	const char *dir = NULL;
-	bool ktap = false;
+	char **dirs = xcalloc(argc, sizeof(*dirs));
+	bool ktap = false, loose = false;
 	struct fb_run run;
-	int ret;
+	int ret, n = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (is_help(argv[i]))
-			return printf("usage: %s\n", u), 0;
-		if (!strcmp(argv[i], "--ktap"))
+			return free(dirs), printf("usage: %s\n", u), 0;
+		if (!strcmp(argv[i], "--ktap") && !loose)
 			ktap = true;
-		else if (!dir && argv[i][0] != '-')
-			dir = argv[i];
+		else if (!strcmp(argv[i], "--loose") && !ktap && !loose)
+			loose = true;
+		else if (argv[i][0] != '-' && (loose || !n))
+			dirs[n++] = argv[i];
 		else
-			return usage(u, argv[i]);
+			return free(dirs), usage(u, argv[i]);
 	}
+	if (loose) {
+		ret = n ? report_loose(dirs, n) : usage(u, NULL);
+		free(dirs);
+		return ret;
+	}
+	dir = dirs[0];
+	free(dirs);
 	if (!dir)
 		return usage(u, NULL);
 	ret = fb_run_load(dir, &run);

@@ -4,7 +4,8 @@
 # (fixture-run/: 15 cases, every verdict, both kernels, several types and
 # timings): summary.md, junit.xml, KTAP and `flipbed show` against golden
 # files (expected/*.ok), the HTML well-formed with every link resolving,
-# diff and merge, and one clear line with exit 2 for each kind of bad input.
+# diff and merge, report --loose on two small runs (loose/), and one clear
+# line with exit 2 for each kind of bad input.
 #
 # FLIPBED_REGOLD=1 rewrites the golden files from this run (review the diff).
 # Outputs that differ are kept as build/tests/report/NAME.failed.
@@ -105,6 +106,14 @@ golden diff "$T/diff.out"
 expect_rc 1 "$cli" diff "$T/run" --by kernel > "$T/diff-kernel.out" 2>&1
 golden diff-kernel "$T/diff-kernel.out"
 
+# --- loose: accepted values no case produced, over two runs ---------------
+loose=$here/loose
+expect_rc 1 "$cli" report --loose $loose/run-a $loose/run-b/cases.jsonl > "$T/loose.out" 2>&1
+golden loose "$T/loose.out"
+grep gone.scn $loose/run-a/cases.jsonl | sed 's/sanity|csum/sanity/' > "$T/tight.jsonl"
+expect_rc 0 "$cli" report --loose "$T/tight.jsonl" > "$T/tight.out" 2>/dev/null
+[ -s "$T/tight.out" ] && check_fail "report --loose on a tight run printed: $(cat "$T/tight.out")"
+
 # --- merge -----------------------------------------------------------------
 for s in a b c; do mkdir "$T/shard-$s"; cp -r "$T/run/cases" "$T/shard-$s/"; done
 head -n 8 $here/fixture-run/cases.jsonl > "$T/shard-a/cases.jsonl"
@@ -156,6 +165,9 @@ bad show-nomatch "$cli" show 'nosuch/*' --run "$T/run"
 bad diff-usage "$cli" diff "$T/run"
 bad diff-by-two "$cli" diff "$T/run" "$T/run" --by kernel
 bad report-usage "$cli" report "$T/run" --bogus
+bad loose-usage "$cli" report --loose
+bad loose-ktap "$cli" report --ktap --loose "$T/run"
+bad loose-missing "$cli" report --loose "$T/run" "$T/nowhere"
 golden errors "$T/errors.out"
 
 finish
