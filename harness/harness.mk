@@ -29,6 +29,7 @@ HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(shell $(PKG_CONFIG) --libs inih janss
 
 include harness/classify/classify.mk
 include harness/report/report.mk
+include harness/tests/fuzz/fuzz.mk
 
 ALL += $(B)/bin/flipbed
 PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev attr \

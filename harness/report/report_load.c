@@ -293,7 +293,8 @@ int fb_run_load(const char *dir, struct fb_run *run)
 	fclose(f);
 	if (!ret)
 		ret = load_info(run, run->dir);
-	if (!ret) {
+	/* an empty cases.jsonl leaves cases NULL, which qsort must not get */
+	if (!ret && run->n) {
 		qsort(run->cases, run->n, sizeof(*run->cases), by_name);
 		ret = check_unique(run);
 	}
