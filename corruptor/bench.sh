@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench-corruptor: `flipbed-corrupt map` against `e2fsck -fn` on the
 # same 1 GiB image with 50,000 files (made with mke2fs -d from a generated
 # tree). Target: map <= 0.5x e2fsck. Prints both (best of N wall times)

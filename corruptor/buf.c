@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * buf.c --- growable buffers in 2 MiB pages for the map's big arrays.
  *

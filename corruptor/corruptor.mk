@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # corruptor/: the ext4 object map on libext2fs (build/lib/libflipbed-ext4.a,
 # header corruptor/flipbed-ext4.h) and its CLI build/bin/flipbed-corrupt.
 #
@@ -27,9 +28,12 @@ TESTS += $(addprefix $(FBX)/tests/,cli-errors.sh types.sh layout.sh \
 	features.sh bad-headers.sh truncated.sh json.sh fuzz.sh)
 BENCHES += bench-corruptor
 
-$(B)/obj/$(FBX)/%.o: $(FBX)/%.c $(FBX_HDRS)
+# Each object depends on the headers it read (-MMD), not on every header.
+$(B)/obj/$(FBX)/%.o: $(FBX)/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FBX_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP $(FBX_CFLAGS) -c $< -o $@
+
+-include $(FBX_OBJS:.o=.d) $(B)/obj/$(FBX)/flipbed-corrupt.d
 
 $(FBX_LIB): $(FBX_OBJS)
 	@mkdir -p $(@D)

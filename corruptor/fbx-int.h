@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fbx-int.h --- internals shared by the corruptor library's source files.
  * Not installed; the public surface is flipbed-ext4.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fields.c --- type names and the structure fields `--region FIELD` can
  * name. Offsets come from libext2fs' structures (offsetof) except for the

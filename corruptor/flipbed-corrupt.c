@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * flipbed-corrupt --- the corruptor library for people:
  *   map | locate | pick | flip | verify IMAGE …

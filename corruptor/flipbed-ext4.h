@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flipbed-ext4.h --- the corruptor library: where every ext4 metadata object
  * of an image lives, which bytes its checksum covers, and which bits to hit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * journal.c --- the live part of the jbd2 log and its checksums.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * map.c --- open an ext4 image with libext2fs and record where every
  * metadata object lives, in the spirit of e2image's mark_table_blocks():

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * pick.c --- choose the bits to hit from a seed, turn a patch into plugin
  * rules, or write it into the image.

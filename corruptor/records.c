@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * records.c --- select records, print them (text or JSON), name errors.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * seal.c --- checksums of map records, checked and recomputed with
  * libext2fs' own functions (csum.c, orphan.c) on the bytes of the image,

@@ -7,7 +7,7 @@
 # when installed), and verify must name the object as FAIL and exit 1.
 # Also a journal inode whose i_size no journal can have.
 # Groups: quick csum htree.
-. corruptor/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 I=$W/h.img	# 4 KiB blocks, csum: an extent leaf, a 300-entry htree
 mkdir -p "$W/tree/big"

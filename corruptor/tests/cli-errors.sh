@@ -1,7 +1,8 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Bad input: every case exits 2 with one line on stderr that names what is
 # missing or wrong. Groups: quick.
-. corruptor/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 I=$W/plain.img	# no htree, no mmp, clean journal
 mkfs.ext4 -q -F -b 4096 -O metadata_csum "$I" 16M || fail "mkfs.ext4 failed"

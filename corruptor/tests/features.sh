@@ -1,9 +1,10 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Feature variants: metadata_csum off with 128-byte inodes (objects mapped,
 # nothing covered, verify clean), bigalloc with 16 KiB and 64 KiB clusters
 # (cluster bitmaps said so in map; flips and reseals as in types.sh).
 # Groups: quick csum bigalloc.
-. corruptor/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 N=$W/n.img
 say "metadata_csum off, 128-byte inodes"

@@ -15,15 +15,12 @@
 # Groups: fuzz.
 set -u
 here=$(dirname "$0")
-fuzzer=${FLIPBED_FUZZER:-build/tests/bin/corruptor-fuzz}
+. "$here/../../tests/lib.sh"
+fuzzer=${FLIPBED_FUZZER:-$B/tests/bin/corruptor-fuzz}
 secs=${FLIPBED_FUZZ_SECONDS:-20}
-crashes=${FLIPBED_FUZZ_CRASHES:-build/tests/corruptor-fuzz-crashes}
-if [ ! -x "$fuzzer" ]; then
-	echo "SKIP: no fuzzer at $fuzzer (needs clang-14, libfuzzer-14-dev)"
-	exit 77
-fi
-work=$(mktemp -d /tmp/flipbed-corruptor-fuzz.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+crashes=${FLIPBED_FUZZ_CRASHES:-$B/tests/corruptor-fuzz-crashes}
+require_built "$fuzzer" build/tests/bin/corruptor-fuzz
+work=$T
 corpus=${FLIPBED_FUZZ_CORPUS:-$work/corpus}
 mkdir -p "$corpus" "$crashes" || exit 1
 

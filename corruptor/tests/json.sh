@@ -5,7 +5,7 @@
 # names with spaces, quotes, backslashes, control characters and UTF-8
 # intact (a name that is not UTF-8 has "path": null). Timing is
 # bench.sh's business, not this test's. Groups: quick.
-. corruptor/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 perl -MJSON::PP -e 1 2>/dev/null || { echo "SKIP: perl JSON::PP missing"; exit 77; }
 
 I=$W/j.img

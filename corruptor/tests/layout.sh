@@ -1,7 +1,8 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # map agrees with debugfs (imap, stat, ex, blocks, bd) and dumpe2fs on the
 # same image. Groups: quick.
-. corruptor/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 I=$W/l.img
 mkfix $I 64M 300 -b 4096 -g 8192 -I 256 -O metadata_csum,inline_data

@@ -1,22 +1,22 @@
-# Shared by the corruptor tests (sourced): tools, a scratch directory that
-# is removed on exit, and the fixture recipes. Fixtures are made here with
-# mke2fs -d and debugfs; no image is committed.
+# SPDX-License-Identifier: MIT
+# Shared by the corruptor tests (sourced), on top of tests/lib.sh (fail,
+# skip, require_*): the CLI, a scratch directory that is removed on exit,
+# and the fixture recipes. Fixtures are made here with mke2fs -d and
+# debugfs; no image is committed.
 set -u
-F=${FLIPBED_CORRUPT:-build/bin/flipbed-corrupt}
-[ -x "$F" ] || { echo "$F not built"; exit 1; }
-for tool in mkfs.ext4 debugfs e2fsck dumpe2fs perl; do
-	command -v $tool >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
 # mke2fs, debugfs and e2fsck fsync what they write: on this project's VM
-# disk the feature tests took 128 s in /tmp and 4.7 s in tmpfs. $TMPDIR
-# wins; else tmpfs when there is one.
+# disk the feature tests took 128 s in /tmp and 4.7 s in tmpfs. A TMPDIR
+# given to the test wins; else tmpfs when there is one.
 scratch=${TMPDIR:-}
+. "$(dirname "$0")/../../tests/lib.sh"
+F=${FLIPBED_CORRUPT:-$B/bin/flipbed-corrupt}
+require_built "$F" build/bin/flipbed-corrupt
+require_tools mkfs.ext4 debugfs e2fsck dumpe2fs perl
 [ -z "$scratch" ] && [ -d /dev/shm ] && [ -w /dev/shm ] && scratch=/dev/shm
-W=$(mktemp -d "${scratch:-/tmp}/flipbed-corruptor.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
+W=$(mktemp -d "${scratch:-$T}/flipbed-corruptor.XXXXXX") || exit 1
+trap 'rm -rf "$W" "$T"' EXIT
 export E2FSPROGS_FAKE_TIME=1700000000 MKE2FS_CONFIG=/etc/mke2fs.conf
 
-fail() { echo "FAIL: $*"; exit 1; }
 say() { echo "== $*"; }
 
 # A source tree: a directory of N entries, small (inline) files, a small

@@ -5,7 +5,7 @@
 # line naming the image, its size and the size the superblock gives);
 # verify names the objects past the end as FAIL unverifiable and exits 1.
 # Groups: quick.
-. corruptor/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 I=$W/t.img
 mkfs.ext4 -q -F -b 1024 -O metadata_csum "$I" 64M ||

@@ -1,8 +1,9 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every object type: the fixture maps it, one flipped covered bit makes
 # `verify` name exactly that object and e2fsck fail, and the same flip with
 # --reseal verifies clean. Groups: quick csum inline journal htree.
-. corruptor/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 A=$W/a.img	# 4 KiB blocks, 256-byte inodes, csum, inline_data, orphan_file
 say "fixture A: 4 KiB blocks, 256-byte inodes, metadata_csum, inline_data, orphan_file, journal"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # flipbed plugin benchmark: nbdkit's file plugin vs flipbed on the same
 # 1 GiB image, side by side in one run. Reads: nbdcopy NBD -> null:.
 # Writes: nbdcopy FILE -> NBD (random data, so nothing is turned into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: the control line grammar. One command per line:
  *   add RULE | del ID | clear | list | stats
  * Words are separated by spaces or tabs; a trailing \r is ignored so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flipbed: parse one control socket line into a command.
  *
  * Pure code like rule.c: the control thread and the fuzzer share it.

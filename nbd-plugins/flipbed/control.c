@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: the control socket (see control.h and the CONTROL SOCKET
  * section of the man page).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flipbed: the control socket.
  *
  * fb_control_bind runs at configuration (before nbdkit forks, so the

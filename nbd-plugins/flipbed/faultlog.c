@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: the fault log (see faultlog.h). */
 #include <errno.h>
 #include <fcntl.h>

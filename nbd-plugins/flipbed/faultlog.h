@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flipbed: the fault log, one JSON object per line per applied fault.
  *
  * {"seq":1,"ns":123,"rule":"r1","op":"read","action":"flip",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* nbdkit-flipbed-plugin: serve a raw image like the file plugin and
  * corrupt it on demand, following fault rules armed at start (rules=) or
  * through a control socket (control=). See nbdkit-flipbed-plugin.pod.

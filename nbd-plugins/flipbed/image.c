@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: the backing image file (see image.h). One descriptor serves
  * every connection: pread and pwrite take explicit offsets, and flush is
  * fdatasync of the whole file, which is what makes multi-conn safe.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flipbed: the backing image file, shared by every connection.
  *
  * All functions return 0 or -1 with errno set; none of them applies rules.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: the fault engine (see inject.h).
  *
  * A write with rules firing is cut at every rule boundary into segments;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flipbed: apply the armed rules to requests, and rest rules to the image.
  *
  * Each function returns 0, or -1 with errno set (EIO when an eio rule

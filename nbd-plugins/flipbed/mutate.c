@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: apply a rule's data action to a window of disk bytes.
  *
  * Every action is a function of the absolute disk offset only, so a range

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flipbed: apply a rule's data action to bytes, recording what changed.
  *
  * Pure code like rule.c: no nbdkit, no I/O.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # nbd-plugins/flipbed: the nbdkit fault-injection plugin, its man page,
 # its tests (plain and ASan+UBSan builds), its fuzzer and its benchmark.
 #

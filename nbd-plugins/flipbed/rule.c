@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: parse, check and format one fault rule. See rule.h and the
  * RULES section of nbdkit-flipbed-plugin.pod for the syntax.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flipbed: fault rules, parsed from and formatted to one line of text.
  *
  * Pure code (no nbdkit, no I/O): the plugin, the unit tests and the

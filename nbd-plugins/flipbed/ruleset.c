@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: the armed rules (see ruleset.h).
  *
  * Reclamation is a two-counter grace period: a reader counts itself in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flipbed: the armed rules, published RCU-style for the request path.
  *
  * The control thread builds a new immutable snapshot (rules sorted by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: per-thread request counters (see stats.h). A thread's block is
  * linked into a list the first time it counts, and folded into the
  * retired totals when the thread exits.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flipbed: request and fault counters for the control socket's stats.
  *
  * Each request thread counts in its own block (no shared cache line, no

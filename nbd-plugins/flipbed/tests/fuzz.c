@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: libFuzzer target for the control-line and rule parsers.
  *
  * Each input is one control line. Whatever parses must format back to a

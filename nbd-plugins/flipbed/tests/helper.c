@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed plugin tests: the shared harness (see helper.h). */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flipbed plugin tests: start the real plugin under nbdkit in a temporary
  * directory, talk to it with libnbd and over the control socket, and clean
  * up (kill nbdkit, remove the directory) at exit, also on failure.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed plugin: readers on several connections while rules are armed
  * and deleted under them. Every byte a reader sees must be the clean byte
  * or the byte one of the rules would make, and the rules must have acted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed plugin: the control protocol answers exactly as documented, and
  * bad input (malformed rules, unknown keys, ranges outside the disk,
  * garbage bytes, over-long lines, a client leaving mid-line) gets "err" or

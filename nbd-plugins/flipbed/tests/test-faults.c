@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed plugin: every on= x action under real nbdkit, count=, after=,
  * partial overlap, rest durability across a restart, read transience,
  * rules on zero and trim requests, and the fault log's contents.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed plugin: serving without rules behaves like the file plugin
  * (read, write, FUA, flush, zero, trim, extents), --help lists the keys,
  * the control socket is 0600, and bad configurations fail with a reason.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* flipbed: unit tests of the pure code (rule.c, mutate.c, command.c):
  * parsing, canonical formatting round trips, and each data action on
  * windows that cut the rule's range anywhere.
