@@ -31,6 +31,7 @@
 #include "report/report.h"
 #include "run/run.h"
 #include "run/runcase.h"
+#include "run/target.h"
 #include "boot/vm.h"
 #include "options.h"
 #include "util.h"
@@ -253,20 +254,24 @@ static bool has_entries(const char *path)
 }
 
 /*
- * The run directory: OUT, or results/runs/<UTC time> with results/runs/latest
- * pointing at it. A given OUT must be new or empty unless RESUME: records
- * appended to another run's cases.jsonl would be counted with it.
+ * A given --out must be new or empty unless RESUME: records appended to
+ * another run's cases.jsonl would be counted with it.
  */
-static int make_outdir(const char *out, bool resume, char *dir, size_t len)
+static int check_outdir(const char *out, bool resume)
+{
+	if (out && !resume && has_entries(out)) {
+		fprintf(stderr, "flipbed: --out %s: not empty; give a new or empty directory\n", out);
+		return -1;
+	}
+	return 0;
+}
+
+/* The run directory: OUT, or results/runs/<UTC time> with results/runs/latest at it. */
+static int make_outdir(const char *out, char *dir, size_t len)
 {
 	char sub[PATH_MAX + 8];
 
 	if (out) {
-		if (!resume && has_entries(out)) {
-			fprintf(stderr, "flipbed: --out %s: not empty; give a new or empty directory\n",
-				out);
-			return -1;
-		}
 		snprintf(dir, len, "%s", out);
 	} else {
 		time_t t = time(NULL);
@@ -315,6 +320,32 @@ static int prepare_goldens(struct fb_case_specs *cases, struct fb_golden *g)
 		fb_manifest_free(&m);
 	}
 	return 0;
+}
+
+/*
+ * Every case's target resolved on its golden image before anything boots:
+ * a path the image lacks, a region the object does not have or an index
+ * past the count is the scenario's mistake (exit 2, nothing booted), not a
+ * case that failed. A campaign generates targets blindly and counts the
+ * missing ones itself, so it does not call this.
+ */
+static int check_targets(const struct fb_case_specs *cases, const struct fb_golden *g)
+{
+	int bad = 0;
+
+	for (int i = 0; i < cases->n; i++) {
+		const struct fb_scenario *s = cases->v[i].scn;
+		struct fb_target t;
+		char why[512];
+
+		if (fb_target_rules(s, g[i].path, &t, why, sizeof(why))) {
+			fprintf(stderr, "%s: case %s: %s\n", s->file, cases->v[i].name, why);
+			bad++;
+			continue;
+		}
+		fb_target_free(&t);
+	}
+	return bad ? -1 : 0;
 }
 
 static json_t *run_info(const struct fb_exec *e)
@@ -631,16 +662,22 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 	json_t *info;
 	int rc;
 
-	if (check_built(cases) < 0)
+	if (check_built(cases) < 0 || check_outdir(e->out, e->resume) < 0)
 		return EXIT_BADINPUT;
-	if (make_outdir(e->out, e->resume, outdir, sizeof(outdir)) < 0)
-		return EXIT_BADINPUT;
-	fprintf(stderr, "flipbed: %d cases, %d at a time, results in %s\n", cases->n, e->jobs, outdir);
 	g = xcalloc(cases->n, sizeof(*g));
 	if (prepare_goldens(cases, g) < 0) {
 		free(g);
 		return EXIT_INFRA;
 	}
+	if (!e->resume && check_targets(cases, g) < 0) {
+		free(g);
+		return EXIT_BADINPUT;
+	}
+	if (make_outdir(e->out, outdir, sizeof(outdir)) < 0) {
+		free(g);
+		return EXIT_BADINPUT;
+	}
+	fprintf(stderr, "flipbed: %d cases, %d at a time, results in %s\n", cases->n, e->jobs, outdir);
 	info = run_info(e);
 	json_object_set_new(info, "run_id", json_string(strrchr(outdir, '/') ? strrchr(outdir, '/') + 1 : outdir));
 	o.outdir = outdir;

@@ -26,12 +26,12 @@
 #include "classify/probe.h"
 #include "boot/proc.h"
 #include "run/runcase.h"
+#include "run/target.h"
 #include "boot/vm.h"
 #include "util.h"
 #include "paths.h"
 #include "kernels.h"
 
-#define MAX_RULES 64
 
 struct casectx {
 	const struct fb_case_spec *c;
@@ -43,15 +43,13 @@ struct casectx {
 	char priv[PATH_MAX];		/* the private directory of its sockets */
 	FILE *transcript;
 	struct fb_nbd nbd;
-	char *rules[MAX_RULES];
-	int nrules;
+	struct fb_target tgt;		/* the rules and what they target */
 	bool armed;
 	const char **steps;
 	int nsteps;
 	json_t *step_results;
 	bool saw_baddata;
 	char infra[512];
-	json_t *target;
 	struct fb_expect expect;
 	struct fb_outcome out;
 	enum fb_verdict verdict;
@@ -97,134 +95,14 @@ char *fb_case_repro(const struct fb_case_spec *c)
 
 /* ---- the fault: rules from the corruptor library ---- */
 
-static const char *on_word(enum fb_timing t)
-{
-	return t == FB_TIMING_REST ? "rest" : t == FB_TIMING_WRITE ? "write" : "read";
-}
-
-/* " count=N" for transient timings; nothing for rest and sticky reads. */
-static void count_words(const struct fb_scenario *s, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (s->timing == FB_TIMING_READ || s->timing == FB_TIMING_WRITE)
-		snprintf(buf, len, " count=%lld", s->count ? s->count : 1);
-}
-
-static void add_rule(struct casectx *x, const char *fmt, ...)
-{
-	va_list ap;
-	char *r;
-
-	if (x->nrules == MAX_RULES)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&r, fmt, ap) >= 0)
-		x->rules[x->nrules++] = r;
-	va_end(ap);
-}
-
-/* The action words of a whole-range rule: anything but a chosen bit flip. */
-static void range_action(const struct fb_scenario *s, char *buf, size_t len)
-{
-	if (!strcmp(s->action, "flip"))
-		snprintf(buf, len, "flip-random=%u seed=%llu", s->bits,
-			 (unsigned long long)s->seed);
-	else if (!strcmp(s->action, "random"))
-		snprintf(buf, len, "random seed=%llu", (unsigned long long)s->seed);
-	else
-		snprintf(buf, len, "%s", s->action);
-}
-
-static int object_rules(struct casectx *x, const char *image)
-{
-	const struct fb_scenario *s = x->s;
-	struct fbx_selector sel = FBX_SELECTOR_INIT;
-	struct fbx_pick_opts po = FBX_PICK_OPTS_INIT;
-	struct fbx_patch *patch = NULL;
-	char count[32], action[96], **rules = NULL;
-	fbx_map_t map;
-	size_t *idx = NULL, n = 0;
-	errcode_t err;
-	int rc = -1;
-
-	err = fbx_map_open(image, 0, &map);
-	if (err) {
-		set_infra(x, "corruptor: cannot map %s: %s", image, fbx_error_message(err));
-		return -1;
-	}
-	fbx_type_parse(s->type, &sel.type);
-	sel.path = s->path;
-	sel.ino = s->ino > 0 ? s->ino : 0;
-	sel.group = s->group;
-	err = fbx_map_find(map, &sel, &idx, &n);
-	if (err) {
-		set_infra(x, "target %s: %s", s->type, fbx_map_explain(map));
-		goto out;
-	}
-	if ((size_t)s->index >= n) {
-		set_infra(x, "target %s: index %lld, but the image has %zu such objects",
-			  s->type, s->index, n);
-		goto out;
-	}
-	const struct fbx_object *obj = fbx_map_object(map, idx[s->index]);
-	count_words(s, count, sizeof(count));
-	x->target = json_pack("{s:s, s:s?, s:I, s:I, s:I, s:I, s:I, s:s, s:b, s:s, s:s}",
-			      "type", s->type, "path", obj->path, "ino", (json_int_t)obj->ino,
-			      "group", (json_int_t)obj->group, "pblk", (json_int_t)obj->pblk,
-			      "offset", (json_int_t)obj->offset, "length", (json_int_t)obj->length,
-			      "region", s->region, "reseal", s->reseal,
-			      "timing", fb_timing_name(s->timing), "arm", s->arm);
-	if (strcmp(s->action, "flip")) {
-		range_action(s, action, sizeof(action));
-		add_rule(x, "on=%s at=%llu len=%llu %s%s", on_word(s->timing),
-			 (unsigned long long)obj->offset, (unsigned long long)obj->length,
-			 action, count);
-		rc = 0;
-		goto out;
-	}
-	po.bits = s->bits;
-	po.seed = s->seed;
-	po.reseal = s->reseal;
-	err = fbx_region_parse(s->region, &po.region, &po.field);
-	if (!err)
-		err = fbx_object_pick(map, idx[s->index], &po, &patch);
-	if (!err)
-		err = fbx_patch_rules(patch, s->timing == FB_TIMING_REST ? FBX_ON_REST :
-				      s->timing == FB_TIMING_WRITE ? FBX_ON_WRITE : FBX_ON_READ, &rules);
-	if (err) {
-		set_infra(x, "target %s region %s: %s", s->type, s->region, fbx_error_message(err));
-		goto out;
-	}
-	for (char **r = rules; *r; r++)
-		add_rule(x, "%s%s", *r, count);
-	rc = 0;
-out:
-	fbx_rules_free(rules);
-	fbx_patch_free(patch);
-	free(idx);
-	fbx_map_close(map);
-	return rc;
-}
-
 static int make_rules(struct casectx *x, const char *image)
 {
-	const struct fb_scenario *s = x->s;
-	char count[32], action[96];
+	char why[512];
 
-	if (!strcmp(s->type, "none")) {
-		/* no fault: the workload and e2fsck alone (a control case) */
-		x->target = json_pack("{s:s}", "type", "none");
-		return 0;
+	if (fb_target_rules(x->s, image, &x->tgt, why, sizeof(why))) {
+		set_infra(x, "%s", why);
+		return -1;
 	}
-	if (strcmp(s->type, "range"))
-		return object_rules(x, image);
-	count_words(s, count, sizeof(count));
-	range_action(s, action, sizeof(action));
-	add_rule(x, "on=%s at=%lld len=%lld %s%s", on_word(s->timing), s->range_at,
-		 s->range_len, action, count);
-	x->target = json_pack("{s:s, s:I, s:I, s:s, s:s}", "type", "range",
-			      "offset", (json_int_t)s->range_at, "length", (json_int_t)s->range_len,
-			      "timing", fb_timing_name(s->timing), "arm", s->arm);
 	return 0;
 }
 
@@ -232,12 +110,12 @@ static int arm_rules(struct casectx *x, const char *point)
 {
 	char line[1024], reply[512];
 
-	for (int i = 0; i < x->nrules; i++) {
-		snprintf(line, sizeof(line), "add %s", x->rules[i]);
+	for (int i = 0; i < x->tgt.nrules; i++) {
+		snprintf(line, sizeof(line), "add %s", x->tgt.rules[i]);
 		int rc = fb_nbd_control(&x->nbd, line, reply, sizeof(reply));
-		fprintf(x->transcript, "H armed %s %s -> %s\n", point, x->rules[i], reply);
+		fprintf(x->transcript, "H armed %s %s -> %s\n", point, x->tgt.rules[i], reply);
 		if (rc) {
-			set_infra(x, "plugin refused rule '%s': %s", x->rules[i], reply);
+			set_infra(x, "plugin refused rule '%s': %s", x->tgt.rules[i], reply);
 			return -1;
 		}
 	}
@@ -474,7 +352,7 @@ static void judge_steps(const struct casectx *x, json_t *mismatch)
 		if (!text || !got || step_parse(text, &s, why, sizeof(why)))
 			continue;
 		if (s.expect == EXPECT_ANY ||
-		    (s.expect == EXPECT_OK && (x->nrules || x->s->image)))
+		    (s.expect == EXPECT_OK && (x->tgt.nrules || x->s->image)))
 			continue;
 		if (step_met(&s, got))
 			continue;
@@ -686,8 +564,8 @@ static int prepare_case(struct casectx *x, const struct fb_golden *g)
 		return -1;
 	snprintf(path, sizeof(path), "%s/rules.txt", x->dir);
 	rf = fopen(path, "w");
-	for (int i = 0; rf && i < x->nrules; i++)
-		fprintf(rf, "%s\n", x->rules[i]);
+	for (int i = 0; rf && i < x->tgt.nrules; i++)
+		fprintf(rf, "%s\n", x->tgt.rules[i]);
 	if (rf)
 		fclose(rf);
 	return 0;
@@ -736,9 +614,9 @@ static void judge_case(struct casectx *x, const struct fb_golden *g)
 	/* a fault that never fired says nothing about the kernel */
 	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
 	json_t *fired = faults_json(path);
-	if (x->nrules && !json_array_size(fired))
+	if (x->tgt.nrules && !json_array_size(fired))
 		set_infra(x, "the fault never fired: no request touched its bytes after it was armed at '%s' (%s)",
-			  x->s->timing == FB_TIMING_REST ? "boot" : x->s->arm, x->rules[0]);
+			  x->s->timing == FB_TIMING_REST ? "boot" : x->s->arm, x->tgt.rules[0]);
 	json_decref(fired);
 	if (x->infra[0] && !x->out.infra[0])
 		snprintf(x->out.infra, sizeof(x->out.infra), "%s", x->infra);
@@ -796,9 +674,9 @@ static int record_case(struct casectx *x, const struct fb_golden *g)
 			"groups", strv_json(c->scn->groups, c->scn->ngroups),
 			"params", params_json(c), "kernel", c->kernel, "mkfs", g->mkfs);
 	json_object_set_new(rec, "dir", json_sprintf("cases/%s", x->sub));
-	json_object_set_new(rec, "target", x->target ? x->target : json_null());
-	for (int i = 0; i < x->nrules; i++)
-		json_array_append_new(rules, json_string(x->rules[i]));
+	json_object_set_new(rec, "target", x->tgt.record ? json_incref(x->tgt.record) : json_null());
+	for (int i = 0; i < x->tgt.nrules; i++)
+		json_array_append_new(rules, json_string(x->tgt.rules[i]));
 	json_object_set_new(rec, "rules", rules);
 	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
 	json_object_set_new(rec, "faults", faults_json(path));
@@ -819,8 +697,7 @@ static int record_case(struct casectx *x, const struct fb_golden *g)
 	rc = json_dump_file(rec, path, JSON_INDENT(2) | JSON_SORT_KEYS);
 	if (!x->o->keep && (x->verdict == FB_VERDICT_PASS || x->verdict == FB_VERDICT_SKIP))
 		unlink(x->image);
-	for (int i = 0; i < x->nrules; i++)
-		free(x->rules[i]);
+	fb_target_free(&x->tgt);
 	free(x->steps);
 	free(repro);
 	json_decref(rec);

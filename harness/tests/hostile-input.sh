@@ -7,7 +7,8 @@
 # parser stops); a NUL byte (named as such, not as a long line); and
 # `flipbed image` on an empty file, random bytes, a directory and
 # /dev/zero ("not an ext4 image" / "not a regular file", no stale errno);
-# a libext2fs error is printed by name.
+# a libext2fs error is printed by name; a target the image lacks (path,
+# field, index) is refused before anything boots.
 # Groups: quick.
 . "$(dirname "$0")/lib.sh"
 require_built "$FLIPBED" build/bin/flipbed
@@ -64,4 +65,23 @@ timeout 60 "$FLIPBED" run "$T/badimg.scn" --out "$T/r5" > "$T/out" 2> "$T/err"
 grep -q "Unknown code" "$T/err" && check_fail "an untranslated libext2fs code: $(grep 'Unknown code' "$T/err")"
 grep -q "with libext2fs: The ext2 superblock is corrupt" "$T/err" ||
 	check_fail "no named libext2fs error: $(grep -i libext2fs "$T/err")"
+
+# A target the image lacks is the scenario's mistake: exit 2 naming the
+# scenario and why, before anything boots and before a run directory is made
+# tscn NAME TARGET-LINES: a scenario file whose [target] is TARGET-LINES
+tscn() {
+	printf '[scenario]\nshows = x\ngroups = quick\nkernels = stock\n[mkfs]\nfeatures = metadata_csum\noptions = -b 4096 -I 256\nsize = 64M\n[populate]\nfile = /a 5000\n[target]\n%b\n[fault]\ntiming = rest\n[workload]\nstep = mount\n' \
+		"$2" > "$T/$1.scn"
+}
+tscn nopath 'type = inode\npath = /nonexistent'
+tscn nofield 'type = inode\npath = /a\nregion = no_such_field'
+tscn noindex 'type = inode\npath = /a\nindex = 5'
+refused "target path missing" "nopath.scn: case" "$FLIPBED" run "$T/nopath.scn" --out "$T/t1"
+grep -q "no such path /nonexistent" "$T/err" || check_fail "the missing path is not named: $(cat "$T/err")"
+refused "target field missing" "nofield.scn: case" "$FLIPBED" run "$T/nofield.scn" --out "$T/t2"
+refused "target index past the count" "index 5, but the image has 1 such objects" \
+	"$FLIPBED" run "$T/noindex.scn" --out "$T/t3"
+for d in t1 t2 t3; do
+	[ ! -e "$T/$d" ] || check_fail "a run directory was made for a bad target ($d)"
+done
 finish

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A scenario's target as plugin rules (target.h), found with the corruptor
+ * library (corruptor/flipbed-ext4.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flipbed-ext4.h"
+#include "run/target.h"
+
+static const char *on_word(enum fb_timing t)
+{
+	return t == FB_TIMING_REST ? "rest" : t == FB_TIMING_WRITE ? "write" : "read";
+}
+
+/* " count=N" for transient timings; nothing for rest and sticky reads. */
+static void count_words(const struct fb_scenario *s, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (s->timing == FB_TIMING_READ || s->timing == FB_TIMING_WRITE)
+		snprintf(buf, len, " count=%lld", s->count ? s->count : 1);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void add_rule(struct fb_target *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *r;
+
+	if (t->nrules == FB_TARGET_MAX_RULES)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&r, fmt, ap) >= 0)
+		t->rules[t->nrules++] = r;
+	va_end(ap);
+}
+
+/* The action words of a whole-range rule: anything but a chosen bit flip. */
+static void range_action(const struct fb_scenario *s, char *buf, size_t len)
+{
+	if (!strcmp(s->action, "flip"))
+		snprintf(buf, len, "flip-random=%u seed=%llu", s->bits,
+			 (unsigned long long)s->seed);
+	else if (!strcmp(s->action, "random"))
+		snprintf(buf, len, "random seed=%llu", (unsigned long long)s->seed);
+	else
+		snprintf(buf, len, "%s", s->action);
+}
+
+static int object_rules(const struct fb_scenario *s, const char *image,
+			struct fb_target *t, char *why, size_t len)
+{
+	struct fbx_selector sel = FBX_SELECTOR_INIT;
+	struct fbx_pick_opts po = FBX_PICK_OPTS_INIT;
+	struct fbx_patch *patch = NULL;
+	char count[32], action[96], **rules = NULL;
+	fbx_map_t map;
+	size_t *idx = NULL, n = 0;
+	errcode_t err;
+	int rc = -1;
+
+	err = fbx_map_open(image, 0, &map);
+	if (err) {
+		snprintf(why, len, "corruptor: cannot map %s: %s", image, fbx_error_message(err));
+		return -1;
+	}
+	fbx_type_parse(s->type, &sel.type);
+	sel.path = s->path;
+	sel.ino = s->ino > 0 ? s->ino : 0;
+	sel.group = s->group;
+	err = fbx_map_find(map, &sel, &idx, &n);
+	if (err) {
+		snprintf(why, len, "target %s: %s", s->type, fbx_map_explain(map));
+		goto out;
+	}
+	if ((size_t)s->index >= n) {
+		snprintf(why, len, "target %s: index %lld, but the image has %zu such objects",
+			 s->type, s->index, n);
+		goto out;
+	}
+	const struct fbx_object *obj = fbx_map_object(map, idx[s->index]);
+	count_words(s, count, sizeof(count));
+	t->record = json_pack("{s:s, s:s?, s:I, s:I, s:I, s:I, s:I, s:s, s:b, s:s, s:s}",
+			      "type", s->type, "path", obj->path, "ino", (json_int_t)obj->ino,
+			      "group", (json_int_t)obj->group, "pblk", (json_int_t)obj->pblk,
+			      "offset", (json_int_t)obj->offset, "length", (json_int_t)obj->length,
+			      "region", s->region, "reseal", s->reseal,
+			      "timing", fb_timing_name(s->timing), "arm", s->arm);
+	if (strcmp(s->action, "flip")) {
+		range_action(s, action, sizeof(action));
+		add_rule(t, "on=%s at=%llu len=%llu %s%s", on_word(s->timing),
+			 (unsigned long long)obj->offset, (unsigned long long)obj->length,
+			 action, count);
+		rc = 0;
+		goto out;
+	}
+	po.bits = s->bits;
+	po.seed = s->seed;
+	po.reseal = s->reseal;
+	err = fbx_region_parse(s->region, &po.region, &po.field);
+	if (!err)
+		err = fbx_object_pick(map, idx[s->index], &po, &patch);
+	if (!err)
+		err = fbx_patch_rules(patch, s->timing == FB_TIMING_REST ? FBX_ON_REST :
+				      s->timing == FB_TIMING_WRITE ? FBX_ON_WRITE : FBX_ON_READ, &rules);
+	if (err) {
+		snprintf(why, len, "target %s region %s: %s", s->type, s->region,
+			 fbx_error_message(err));
+		goto out;
+	}
+	for (char **r = rules; *r; r++)
+		add_rule(t, "%s%s", *r, count);
+	rc = 0;
+out:
+	fbx_rules_free(rules);
+	fbx_patch_free(patch);
+	free(idx);
+	fbx_map_close(map);
+	return rc;
+}
+
+int fb_target_rules(const struct fb_scenario *s, const char *image,
+		    struct fb_target *ret, char *why, size_t len)
+{
+	char count[32], action[96];
+
+	memset(ret, 0, sizeof(*ret));
+	if (!strcmp(s->type, "none")) {
+		/* no fault: the workload and e2fsck alone (a control case) */
+		ret->record = json_pack("{s:s}", "type", "none");
+		return 0;
+	}
+	if (strcmp(s->type, "range")) {
+		if (object_rules(s, image, ret, why, len) == 0)
+			return 0;
+		fb_target_free(ret);
+		return -1;
+	}
+	count_words(s, count, sizeof(count));
+	range_action(s, action, sizeof(action));
+	add_rule(ret, "on=%s at=%lld len=%lld %s%s", on_word(s->timing), s->range_at,
+		 s->range_len, action, count);
+	ret->record = json_pack("{s:s, s:I, s:I, s:s, s:s}", "type", "range",
+				"offset", (json_int_t)s->range_at,
+				"length", (json_int_t)s->range_len,
+				"timing", fb_timing_name(s->timing), "arm", s->arm);
+	return 0;
+}
+
+void fb_target_free(struct fb_target *t)
+{
+	for (int i = 0; i < t->nrules; i++)
+		free(t->rules[i]);
+	json_decref(t->record);
+	memset(t, 0, sizeof(*t));
+}
