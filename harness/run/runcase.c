@@ -79,16 +79,42 @@ void fb_case_dirname(const char *name, char *buf, size_t len)
 			*p = '_';
 }
 
+/* " WORD", single-quoted for a POSIX shell unless it is plainly safe. */
+static void shell_word(FILE *f, const char *word)
+{
+	if (*word && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			    "0123456789_./:=@,+-%") == strlen(word)) {
+		fprintf(f, " %s", word);
+		return;
+	}
+	fputs(" '", f);
+	for (const char *p = word; *p; p++) {
+		if (*p == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}
+
 char *fb_case_repro(const struct fb_case_spec *c)
 {
-	char *s = NULL;
+	char *s = NULL, *set;
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 
-	fprintf(f, "build/bin/flipbed run %s --kernel %s", c->scn->file, c->kernel);
-	for (int i = 0; i < c->nparams; i++)
-		fprintf(f, " --set %s.%s=%s", c->params[i].section, c->params[i].key,
-			c->params[i].value);
+	fputs("build/bin/flipbed run", f);
+	shell_word(f, c->scn->file);
+	fputs(" --kernel", f);
+	shell_word(f, c->kernel);
+	for (int i = 0; i < c->nparams; i++) {
+		if (asprintf(&set, "%s.%s=%s", c->params[i].section, c->params[i].key,
+			     c->params[i].value) < 0)
+			continue;
+		fputs(" --set", f);
+		shell_word(f, set);
+		free(set);
+	}
 	fclose(f);
 	return s;
 }

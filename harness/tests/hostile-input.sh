@@ -66,6 +66,17 @@ grep -q "Unknown code" "$T/err" && check_fail "an untranslated libext2fs code: $
 grep -q "with libext2fs: The ext2 superblock is corrupt" "$T/err" ||
 	check_fail "no named libext2fs error: $(grep -i libext2fs "$T/err")"
 
+# A repro command is one shell command line, whatever the scenario's path
+mkdir -p "$T/a dir"
+tscn_path="$T/a dir/it's.scn"
+printf '[scenario]\nshows = x\ngroups = quick\nkernels = stock\n[mkfs]\nfeatures = metadata_csum\n[target]\ntype = none\n[workload]\nstep = mount\n' \
+	> "$tscn_path"
+repro=$("$FLIPBED" run "$tscn_path" --set scenario.timeout=9 --list 2>/dev/null | cut -f2)
+[ -n "$repro" ] || fail "no repro line for $tscn_path"
+again=$(cd "$top" && eval "$repro --list" 2>&1 | cut -f2)
+[ "$again" = "$repro" ] || check_fail "the repro does not run as one command: $repro -> $again"
+ok "repro quoted: $repro"
+
 # A target the image lacks is the scenario's mistake: exit 2 naming the
 # scenario and why, before anything boots and before a run directory is made
 # tscn NAME TARGET-LINES: a scenario file whose [target] is TARGET-LINES
