@@ -223,22 +223,45 @@ struct ctx {
 	int noverrides;
 };
 
+/*
+ * Whether MSG was printed before. A mistake in a command-line override
+ * (origin without a line: --set) is found again in every scenario it
+ * applies to; it is said once. A small fixed table: past it, repeats print.
+ */
+static bool said_before(const char *msg)
+{
+	static char *said[64];
+	static int nsaid;
+
+	for (int i = 0; i < nsaid; i++)
+		if (!strcmp(said[i], msg))
+			return true;
+	if (nsaid < (int)(sizeof(said) / sizeof(said[0])))
+		said[nsaid++] = xstrdup(msg);
+	return false;
+}
+
 __attribute__((format(printf, 3, 4)))
 static void bad(struct ctx *c, const struct fb_entry *e, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
+	int at;
 
 	if (e && e->line)
-		fprintf(stderr, "%s:%d: ", e->origin, e->line);
+		at = snprintf(msg, sizeof(msg), "%s:%d: ", e->origin, e->line);
 	else if (e)
-		fprintf(stderr, "%s: ", e->origin);
+		at = snprintf(msg, sizeof(msg), "%s: ", e->origin);
 	else
-		fprintf(stderr, "%s: ", c->scn->file);
+		at = snprintf(msg, sizeof(msg), "%s: ", c->scn->file);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (at >= 0 && (size_t)at < sizeof(msg))
+		vsnprintf(msg + at, sizeof(msg) - at, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	c->errors++;
+	if (e && !e->line && said_before(msg))
+		return;
+	fprintf(stderr, "%s\n", msg);
 }
 
 static bool parse_ll(const char *s, long long min, long long *ret)

@@ -43,6 +43,7 @@ scn=$top/scenarios/inode/base-flip.scn
 expect2 "shard 1/2/3: expected K/N with 1 <= K <= N" run "$scn" --shard 1/2/3 --list
 expect2 "kernel bogus: accepted: stock, patched, kasan" run "$scn" --kernel bogus --list
 expect2 "kernel ../../x: accepted: stock, patched, kasan" run "$scn" --kernel ../../x --list
+expect2 "set: \\[target\\] unknown key 'bogus'" matrix quick --set target.bogus=1 --list
 mkdir -p "$T/used" && : > "$T/used/cases.jsonl"
 expect2 "out $T/used: not empty; give a new or empty directory" run "$scn" --out "$T/used"
 expect2 "cannot create /proc/flipbed-nope/cases" run "$scn" --kernel stock --out /proc/flipbed-nope
