@@ -7,6 +7,7 @@
 #ifndef FLIPBED_UTIL_H
 #define FLIPBED_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 void *xmalloc(size_t n);
@@ -36,6 +37,13 @@ int fb_private_dir(char *buf, size_t len);
 
 /* Remove PATH and everything below it, without a shell. 0 or -1. */
 int fb_remove_tree(const char *path);
+
+/*
+ * Whether S is valid UTF-8 (no overlong forms, no surrogates). Records are
+ * JSON, which holds only UTF-8: a path that is not would lose its case's
+ * record, so input is checked where it is read.
+ */
+bool fb_utf8_valid(const char *s);
 
 /* Seconds on the monotonic clock. */
 double fb_now(void);

@@ -201,6 +201,10 @@ int cmd_image(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_BADINPUT;
+	if (!fb_utf8_valid(a.image) || strpbrk(a.image, "\n\r")) {
+		fprintf(stderr, "flipbed image: the image path is not one line of UTF-8 (it goes into a scenario file and JSON records); rename it\n");
+		return EXIT_BADINPUT;
+	}
 	if (!realpath(a.image, abs)) {
 		fprintf(stderr, "flipbed image: %s: %s; give an ext4 image file\n", a.image,
 			strerror(errno));

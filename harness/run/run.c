@@ -585,12 +585,19 @@ static int finish(const char *outdir, json_t *info, bool ktap, bool interrupted)
 	return interrupted ? EXIT_INTERRUPTED : status;
 }
 
-/* The same scenario file given twice would run its cases twice: refuse it. */
+/*
+ * The same scenario file given twice would run its cases twice, and a path
+ * that is not UTF-8 could not be recorded: refuse both.
+ */
 static int check_distinct(char *const files[], int n)
 {
 	char a[PATH_MAX], b[PATH_MAX];
 
 	for (int i = 0; i < n; i++) {
+		if (!fb_utf8_valid(files[i])) {
+			fprintf(stderr, "flipbed: a scenario path that is not UTF-8 (cases are recorded as JSON); rename it\n");
+			return -1;
+		}
 		if (!realpath(files[i], a))
 			continue;	/* the parser names a missing file */
 		for (int j = 0; j < i; j++) {
@@ -604,14 +611,29 @@ static int check_distinct(char *const files[], int n)
 	return 0;
 }
 
+static int run_parsed(int argc, char **argv, const char *matrix, struct run_args *ap);
+
+/* The --set values parse_args() allocated are freed whatever happens. */
 static int run_main(int argc, char **argv, const char *matrix)
 {
 	struct run_args a;
+	int rc = parse_args(argc, argv, &a) < 0 ? EXIT_BADINPUT :
+		 run_parsed(argc, argv, matrix, &a);
+
+	for (int i = 0; i < a.nsets; i++) {
+		free(a.sets[i].section);
+		free(a.sets[i].key);
+		free(a.sets[i].value);
+	}
+	return rc;
+}
+
+static int run_parsed(int argc, char **argv, const char *matrix, struct run_args *ap)
+{
+	struct run_args a = *ap;
 	struct fb_case_specs cases;
 	int rc;
 
-	if (parse_args(argc, argv, &a) < 0)
-		return EXIT_BADINPUT;
 	if (matrix ? optind != argc - 1 : optind >= argc) {
 		usage(stderr, argv[0]);
 		return EXIT_BADINPUT;

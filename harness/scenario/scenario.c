@@ -142,6 +142,12 @@ static int on_entry(void *user, const char *section, const char *key,
 	struct reader *r = user;
 	struct fb_entry *e;
 
+	if (!fb_utf8_valid(section) || !fb_utf8_valid(key) || !fb_utf8_valid(value)) {
+		fprintf(stderr, "%s:%d: not UTF-8; scenario files, and the paths in them, are UTF-8 text\n",
+			r->file, r->line);
+		r->errors++;
+		return 1;
+	}
 	r->entries = xrealloc(r->entries, (r->n + 1) * sizeof(*r->entries));
 	e = &r->entries[r->n++];
 	e->section = xstrdup(section);

@@ -66,6 +66,19 @@ grep -q "Unknown code" "$T/err" && check_fail "an untranslated libext2fs code: $
 grep -q "with libext2fs: The ext2 superblock is corrupt" "$T/err" ||
 	check_fail "no named libext2fs error: $(grep -i libext2fs "$T/err")"
 
+# Records are JSON, which holds only UTF-8: a path or a scenario value that
+# is not UTF-8 is refused where it is read, never a case without a record
+printf '[scenario]\nshows = x\ngroups = quick\n[target]\ntype = none\n[workload]\nstep = mount\nstep = write /caf\351 10\n' \
+	> "$T/latin1.scn"
+refused "a Latin-1 path in a step" "latin1.scn:8: not UTF-8" "$FLIPBED" run "$T/latin1.scn" --list
+cp "$T/latin1.scn" "$T/caf$(printf '\351').scn"
+refused "a Latin-1 scenario file name" "not UTF-8" "$FLIPBED" run "$T/caf$(printf '\351').scn" --list
+mkfs.ext4 -q -F "$T/nl.img" 8M
+mv "$T/nl.img" "$T/a
+b.img"
+refused "an image path with a newline" "not one line of UTF-8" "$FLIPBED" image "$T/a
+b.img" --out "$T/r6"
+
 # A repro command is one shell command line, whatever the scenario's path
 mkdir -p "$T/a dir"
 tscn_path="$T/a dir/it's.scn"
