@@ -8,6 +8,8 @@
  * debugfs; e2fsck -fyD builds htrees. The result must pass e2fsck -fn.
  */
 #include <errno.h>
+#include <signal.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -331,10 +333,27 @@ static int read_hash(const char *path, uint64_t *ret)
 	return ok ? 0 : -1;
 }
 
+void fb_golden_sweep(const char *cachedir)
+{
+	char pattern[4200];
+	glob_t gl;
+
+	snprintf(pattern, sizeof(pattern), "%s/*.tmp-*", cachedir);
+	if (glob(pattern, 0, NULL, &gl))
+		return;
+	for (size_t i = 0; i < gl.gl_pathc; i++) {
+		long pid = strtol(strrchr(gl.gl_pathv[i], '-') + 1, NULL, 10);
+
+		if (pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH)
+			fb_remove_tree(gl.gl_pathv[i]);
+	}
+	globfree(&gl);
+}
+
 int fb_golden_get(const struct fb_scenario *s, const char *cachedir,
 		  struct fb_golden *g)
 {
-	char text[16384], tmp[4200], hashfile[4200], *argv[8];
+	char text[16384], tmp[4200], hashfile[4200];
 	uint64_t key;
 
 	recipe(s, text, sizeof(text));
@@ -362,16 +381,16 @@ int fb_golden_get(const struct fb_scenario *s, const char *cachedir,
 		fclose(r);
 	}
 	if (build(s, g, tmp)) {
+		/* kept for its build.log, unless the build was cut short by a signal */
+		if (fb_proc_interrupted()) {
+			fb_remove_tree(tmp);
+			return -1;
+		}
 		snprintf(g->dir, sizeof(g->dir), "%s", tmp);
 		return -1;
 	}
 	snprintf(hashfile, sizeof(hashfile), "%s/tree", tmp);
-	argv[0] = "rm";
-	argv[1] = "-rf";
-	argv[2] = hashfile;
-	argv[3] = NULL;
-	snprintf(text, sizeof(text), "%s/build.log", tmp);
-	run_logged(text, argv);
+	fb_remove_tree(hashfile);
 	snprintf(hashfile, sizeof(hashfile), "%s/golden.raw", tmp);
 	if (fb_file_hash(hashfile, &g->hash) || chmod(hashfile, 0444))
 		return fail(g, "cannot hash %s: %s", hashfile, strerror(errno));
@@ -386,12 +405,7 @@ int fb_golden_get(const struct fb_scenario *s, const char *cachedir,
 		snprintf(hashfile, sizeof(hashfile), "%s/golden.hash", g->dir);
 		if (read_hash(hashfile, &g->hash))
 			return fail(g, "cannot read %s", hashfile);
-		argv[0] = "rm";
-		argv[1] = "-rf";
-		argv[2] = tmp;
-		argv[3] = NULL;
-		snprintf(text, sizeof(text), "%s/build.log", g->dir);
-		run_logged(text, argv);
+		fb_remove_tree(tmp);
 	}
 	return 0;
 }

@@ -27,6 +27,13 @@ struct fb_golden {
 int fb_golden_get(const struct fb_scenario *scn, const char *cachedir,
 		  struct fb_golden *ret);
 
+/*
+ * Remove the KEY.tmp-PID build directories under CACHEDIR whose PID no
+ * longer runs: builds killed (SIGKILL, a crash) before they could clean up.
+ * A live PID's directory is another run's build in progress.
+ */
+void fb_golden_sweep(const char *cachedir);
+
 /* Is the golden image still what it was when built? 0 yes, -1 (with a message) no. */
 int fb_golden_check(const struct fb_golden *g);
 

@@ -303,8 +303,9 @@ static int prepare_goldens(struct fb_case_specs *cases, struct fb_golden *g)
 	char cache[PATH_MAX], mf[PATH_MAX + 16], why[512];
 
 	fb_path_image_cache(cache, sizeof(cache));
+	fb_golden_sweep(cache);
 	for (int i = 0; i < cases->n; i++) {
-		if (fb_golden_get(cases->v[i].scn, cache, &g[i]))
+		if (fb_proc_interrupted() || fb_golden_get(cases->v[i].scn, cache, &g[i]))
 			return -1;
 		snprintf(mf, sizeof(mf), "%s/" FB_MANIFEST_FILE, g[i].dir);
 		if (access(mf, R_OK) == 0)
@@ -319,7 +320,7 @@ static int prepare_goldens(struct fb_case_specs *cases, struct fb_golden *g)
 		fb_manifest_save(&m, mf);
 		fb_manifest_free(&m);
 	}
-	return 0;
+	return fb_proc_interrupted() ? -1 : 0;
 }
 
 /*
@@ -686,10 +687,13 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 
 	if (check_built(cases) < 0 || check_outdir(e->out, e->resume) < 0)
 		return EXIT_BADINPUT;
+	/* the handlers first: a Ctrl-C while golden images are built is noted,
+	 * the build in progress removes its directory, and nothing else starts */
+	fb_proc_init();
 	g = xcalloc(cases->n, sizeof(*g));
 	if (prepare_goldens(cases, g) < 0) {
 		free(g);
-		return EXIT_INFRA;
+		return fb_proc_interrupted() ? EXIT_INTERRUPTED : EXIT_INFRA;
 	}
 	if (!e->resume && check_targets(cases, g) < 0) {
 		free(g);

@@ -679,6 +679,12 @@ static void settle_verdict(struct casectx *x)
 		snprintf(x->out.infra, sizeof(x->out.infra), "interrupted by %s: %s",
 			 strsignal(fb_proc_interrupted()), was);
 	}
+	/* what e2fsck and the data oracle saw of a case cut short says nothing */
+	if (x->verdict == FB_VERDICT_INFRA && strstr(x->out.infra, "interrupted by")) {
+		x->out.fsck = FB_FSCK_NOT_RUN;
+		x->out.data = FB_DATA_NOT_CHECKED;
+		x->ddetail[0] = '\0';
+	}
 }
 
 /* case.json: everything the case found, its verdict and its repro. */
