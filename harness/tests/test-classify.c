@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "classify/classify.h"
+#include "util.h"
 #include "classify/probe.h"
 
 struct golden {
@@ -32,29 +33,6 @@ struct golden {
 	char *text;
 };
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, r;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n + 65536 > cap) {
-			cap = 2 * cap + 65536;
-			buf = realloc(buf, cap + 1);
-			assert_non_null(buf);
-		}
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-	} while (r);
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 /* Read PATH's header into G; a malformed header fails the test. */
 static void load_golden(const char *path, struct golden *g)
 {
@@ -64,7 +42,7 @@ static void load_golden(const char *path, struct golden *g)
 
 	memset(g, 0, sizeof(*g));
 	g->path = path;
-	g->text = slurp(path, &len);
+	g->text = fb_slurp(path, &len);
 	if (!g->text)
 		fail_msg("%s: cannot read: %s", path, strerror(errno));
 	end = g->text + len;
