@@ -40,9 +40,9 @@ int fb_entry_parse_set(const char *arg, struct fb_entry *e)
 		fprintf(stderr, "--set %s: expected SECTION.KEY=VALUE, for example fault.timing=read\n", arg);
 		return -1;
 	}
-	e->section = strndup(arg, dot - arg);
-	e->key = strndup(dot + 1, eq - dot - 1);
-	e->value = strdup(eq + 1);
+	e->section = xstrndup(arg, dot - arg);
+	e->key = xstrndup(dot + 1, eq - dot - 1);
+	e->value = xstrdup(eq + 1);
 	e->origin = "--set";
 	return 0;
 }
@@ -80,16 +80,16 @@ static void add_case(struct expander *x, const char *file, const char *kernel,
 		const char *key = axes[a].key;
 		const char *dot = strchr(key, '.');
 		params[n] = *src;
-		params[n].section = strndup(key, dot - key);
-		params[n].key = strdup(dot + 1);
-		params[n].value = strdup(axes[a].values[pick[a]]);
+		params[n].section = xstrndup(key, dot - key);
+		params[n].key = xstrdup(dot + 1);
+		params[n].value = xstrdup(axes[a].values[pick[a]]);
 		n++;
 	}
 	for (int i = 0; i < sel->nsets && n < (int)(sizeof(params) / sizeof(*params)); i++) {
 		params[n] = sel->sets[i];
-		params[n].section = strdup(sel->sets[i].section);
-		params[n].key = strdup(sel->sets[i].key);
-		params[n].value = strdup(sel->sets[i].value);
+		params[n].section = xstrdup(sel->sets[i].section);
+		params[n].key = xstrdup(sel->sets[i].key);
+		params[n].value = xstrdup(sel->sets[i].value);
 		n++;
 	}
 	if (fb_scenario_load(file, params, n, &scn) < 0) {
@@ -110,8 +110,8 @@ static void add_case(struct expander *x, const char *file, const char *kernel,
 	}
 	x->out->v = xrealloc(x->out->v, (x->out->n + 1) * sizeof(*x->out->v));
 	struct fb_case_spec *c = &x->out->v[x->out->n++];
-	c->name = strdup(name);
-	c->kernel = strdup(kernel);
+	c->name = xstrdup(name);
+	c->kernel = xstrdup(kernel);
 	c->scn = scn;
 	/* axes and --set values alike: the repro command needs both */
 	c->params = xrealloc(NULL, (n + 1) * sizeof(*c->params));
@@ -153,7 +153,7 @@ static int fixture_axis(const struct expander *x, const struct fb_scenario *scn,
 	ax->src = src;
 	ax->values = xrealloc(NULL, (scn->nfixtures + 1) * sizeof(char *));
 	for (int i = 0; i < scn->nfixtures; i++)
-		ax->values[i] = strdup(scn->fixtures[i]);
+		ax->values[i] = xstrdup(scn->fixtures[i]);
 	ax->values[scn->nfixtures] = NULL;
 	ax->nvalues = scn->nfixtures;
 	return 1;
@@ -218,7 +218,7 @@ static void expand_scenario(struct expander *x, const char *file, char **mkernel
 		ax->nvalues = 0;
 		for (int v = 0; v < n; v++)
 			if (in_list(acc, mv[v]))
-				ax->values[ax->nvalues++] = strdup(mv[v]);
+				ax->values[ax->nvalues++] = xstrdup(mv[v]);
 		ax->values[ax->nvalues] = NULL;
 		fb_strv_free(acc);
 		fb_strv_free(mv);
@@ -245,7 +245,7 @@ static char *matrix_path(const char *name)
 	char *p;
 
 	if (strchr(name, '/') || access(name, F_OK) == 0)
-		return strdup(name);
+		return xstrdup(name);
 	if (asprintf(&p, "scenarios/matrix/%s.mat", name) < 0)
 		return NULL;
 	return p;

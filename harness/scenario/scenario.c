@@ -61,7 +61,7 @@ char **fb_strv_split(const char *s, int *ret_n)
 		while (*e && !isspace((unsigned char)*e))
 			e++;
 		v = xrealloc(v, (n + 2) * sizeof(*v));
-		v[n++] = strndup(s, e - s);
+		v[n++] = xstrndup(s, e - s);
 		s = e;
 	}
 	v[n] = NULL;
@@ -651,7 +651,7 @@ static struct fb_expect_section *expect_section(struct ctx *c, const struct fb_e
 	while (*q == ':') {
 		const char *end = strchr(q + 1, ':');
 		size_t len = end ? (size_t)(end - q - 1) : strlen(q + 1);
-		char *qual = strndup(q + 1, len);
+		char *qual = xstrndup(q + 1, len);
 		if (fb_timing_parse(qual) < 0 && strcmp(qual, "reseal") && !fb_kernel_find(qual))
 			bad(c, e, "[%s]: unknown qualifier '%s'; accepted: %s, rest, read, read-sticky, write, reseal",
 			    e->section, qual, fb_kernel_names());
@@ -1245,11 +1245,9 @@ static void check_duplicates(struct ctx *c, const struct fb_entry *v, int n)
 int fb_scenario_load(const char *file, const struct fb_entry *overrides,
 		     int noverrides, struct fb_scenario **ret_scn)
 {
-	struct fb_scenario *s = calloc(1, sizeof(*s));
+	struct fb_scenario *s = xcalloc(1, sizeof(*s));
 	struct ctx c = { .scn = s, .overrides = overrides, .noverrides = noverrides };
 
-	if (!s)
-		return -1;
 	s->file = xstrdup(file);
 	s->name = scenario_name(file);
 	defaults(s);
