@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,34 @@ bool fb_utf8_valid(const char *s)
 		p += n + 1;
 	}
 	return true;
+}
+
+int fb_image_is_ext4(const char *path, char *why, size_t len)
+{
+	unsigned char m[2];
+	struct stat st;
+	int fd, ok;
+
+	if (stat(path, &st)) {
+		snprintf(why, len, "%s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, len, "not a regular file");
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, len, "%s", strerror(errno));
+		return -1;
+	}
+	ok = pread(fd, m, 2, 1080) == 2 && m[0] == 0x53 && m[1] == 0xef;
+	close(fd);
+	if (!ok) {
+		snprintf(why, len, "not an ext4 image (no superblock magic 0xEF53 at byte 1080)");
+		return -1;
+	}
+	return 0;
 }
 
 double fb_now(void)

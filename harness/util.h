@@ -45,6 +45,13 @@ int fb_remove_tree(const char *path);
  */
 bool fb_utf8_valid(const char *s);
 
+/*
+ * Whether PATH is an ext4 image file: a regular file (not a directory, a
+ * device or a pipe: flipbed copies and hashes it) with the superblock
+ * magic 0xEF53 at byte 1080. 0, or -1 with the reason in WHY.
+ */
+int fb_image_is_ext4(const char *path, char *why, size_t len);
+
 /* Seconds on the monotonic clock. */
 double fb_now(void);
 

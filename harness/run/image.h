@@ -37,13 +37,6 @@ void fb_golden_sweep(const char *cachedir);
 /* Is the golden image still what it was when built? 0 yes, -1 (with a message) no. */
 int fb_golden_check(const struct fb_golden *g);
 
-/*
- * Whether PATH is an ext4 image file: a regular file (not a directory, a
- * device or a pipe: flipbed copies and hashes it) with the superblock
- * magic 0xEF53 at byte 1080. 0, or -1 with the reason in WHY.
- */
-int fb_image_is_ext4(const char *path, char *why, size_t len);
-
 /* Copy SRC to DST keeping holes (images are mostly empty). 0 or -1 with errno. */
 int fb_image_copy(const char *src, const char *dst);
 

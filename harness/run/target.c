@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "flipbed-ext4.h"
 #include "run/target.h"
@@ -126,6 +127,7 @@ int fb_target_rules(const struct fb_scenario *s, const char *image,
 		    struct fb_target *ret, char *why, size_t len)
 {
 	char count[32], action[96];
+	struct stat st;
 
 	memset(ret, 0, sizeof(*ret));
 	if (!strcmp(s->type, "none")) {
@@ -137,6 +139,11 @@ int fb_target_rules(const struct fb_scenario *s, const char *image,
 		if (object_rules(s, image, ret, why, len) == 0)
 			return 0;
 		fb_target_free(ret);
+		return -1;
+	}
+	if (stat(image, &st) == 0 && s->range_at + s->range_len > st.st_size) {
+		snprintf(why, len, "target range at=%lld len=%lld: past the end of the %lld-byte image",
+			 s->range_at, s->range_len, (long long)st.st_size);
 		return -1;
 	}
 	count_words(s, count, sizeof(count));

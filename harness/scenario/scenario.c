@@ -810,8 +810,12 @@ static void set_mkfs_key(struct ctx *c, const struct fb_entry *e)
 	} else if (!strcmp(e->key, "options")) {
 		set_str(&s->mkfs_options, e->value);
 	} else if (!strcmp(e->key, "image")) {
+		char why[128];
+
 		if (access(e->value, R_OK))
 			bad(c, e, "image = %s: %s; give a readable ext4 image file", e->value, strerror(errno));
+		else if (fb_image_is_ext4(e->value, why, sizeof(why)))
+			bad(c, e, "image = %s: %s; give an ext4 image file", e->value, why);
 		set_str(&s->image, e->value);
 	} else if (!strcmp(e->key, "size")) {
 		if (!valid_size(e->value))

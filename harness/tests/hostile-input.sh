@@ -100,12 +100,19 @@ tscn() {
 tscn nopath 'type = inode\npath = /nonexistent'
 tscn nofield 'type = inode\npath = /a\nregion = no_such_field'
 tscn noindex 'type = inode\npath = /a\nindex = 5'
+tscn norange 'type = range\nat = 67108860\nlen = 8'
 refused "target path missing" "nopath.scn: case" "$FLIPBED" run "$T/nopath.scn" --out "$T/t1"
 grep -q "no such path /nonexistent" "$T/err" || check_fail "the missing path is not named: $(cat "$T/err")"
 refused "target field missing" "nofield.scn: case" "$FLIPBED" run "$T/nofield.scn" --out "$T/t2"
 refused "target index past the count" "index 5, but the image has 1 such objects" \
 	"$FLIPBED" run "$T/noindex.scn" --out "$T/t3"
-for d in t1 t2 t3; do
+refused "target range past the disk" "past the end of the 67108864-byte image" \
+	"$FLIPBED" run "$T/norange.scn" --out "$T/t4"
+printf '[scenario]\nshows = x\ngroups = quick\n[mkfs]\nimage = %s\n[target]\ntype = none\n[workload]\nstep = mount\n' \
+	"$T/random.img" > "$T/notext4.scn"
+refused "a [mkfs] image that is not ext4" "notext4.scn:5: image = $T/random.img: not an ext4 image" \
+	"$FLIPBED" run "$T/notext4.scn" --list
+for d in t1 t2 t3 t4; do
 	[ ! -e "$T/$d" ] || check_fail "a run directory was made for a bad target ($d)"
 done
 finish
