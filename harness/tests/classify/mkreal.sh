@@ -93,6 +93,19 @@ case_body() {
 		boot "$img" stock --step 'mount errors=continue' --step 'read /f' --step "$probe" ;;
 	stock-timeout)
 		boot "$img" stock --timeout 3 --step mount --step 'sleep 30' --step "$probe" ;;
+	patched-inode-csum-ro)
+		debugfs -w -R 'set_inode_field /f checksum 0' "$img" 2>/dev/null
+		boot "$img" patched --step mount --step 'read /f' --step "$probe" ;;
+	patched-gd-csum-mount)
+		debugfs -w -R 'set_bg 0 checksum 0' "$img" 2>/dev/null
+		boot "$img" patched --step mount --step 'read /f' --step "$probe" ;;
+	patched-recovered)
+		# one read of /frag's extent leaf returns a flipped bit (count=1):
+		# csum_retry's re-read gets the good block
+		boot "$img" patched \
+			--rule-at armed "on=read at=$(($(extent_block "$img") * 4096 + 12)) len=1 flip=3 count=1" \
+			--step 'mount csum_retry' --step 'wait armed' --step drop-caches \
+			--step 'read /frag' --step "$probe" ;;
 	stock-clean)
 		boot "$img" stock --step mount --step 'write /g 5000' --step 'read /g' \
 			--step 'ls /d2' --step "$probe" ;;
