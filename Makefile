@@ -16,6 +16,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 PKG_CONFIG ?= pkg-config
+include mk/sanitize.mk
 
 # Packages every component needs to build or test; fragments add their own.
 PACKAGES := build-essential pkg-config bc

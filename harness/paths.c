@@ -19,8 +19,10 @@ const char *build_dir(void)
 	if (n < 0)
 		return strcpy(dir, "build");
 	dir[n] = '\0';
-	/* build/bin/flipbed -> build */
-	return strcpy(dir, dirname(dirname(dir)));
+	/* build/bin/flipbed -> build; dirname() may return DIR itself: no strcpy */
+	const char *parent = dirname(dirname(dir));
+
+	return memmove(dir, parent, strlen(parent) + 1);
 }
 
 const char *fb_path_kernel(const struct fb_kernel *k, char *buf, size_t len)

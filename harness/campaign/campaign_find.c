@@ -349,7 +349,8 @@ int fb_campaign_collect(const struct fb_campaign_run *cr, int *ret_infra)
 	}
 	for (int i = 0; i < nf; i++)
 		write_finding(&run, cr->dir, &fv[i]);
-	qsort(fv, nf, sizeof(*fv), cmp_finding);
+	if (nf)		/* no finding leaves fv NULL, which qsort must not get */
+		qsort(fv, nf, sizeof(*fv), cmp_finding);
 	*ret_infra = write_summary(cr, &run, fv, nf);
 	for (int i = 0; i < nf; i++)
 		free(fv[i].cases);

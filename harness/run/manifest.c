@@ -144,10 +144,12 @@ int fb_manifest_build(const char *image, struct fb_manifest *ret, char *why, siz
 	if (fb_now() > w.deadline) {
 		snprintf(why, len, "reading the files of %s took more than %d s", image,
 			 FB_MANIFEST_SECONDS);
+		fb_manifest_free(ret);	/* the files read so far: the caller has no manifest */
 		return -1;
 	}
 	if (w.err) {
 		snprintf(why, len, "cannot read every directory of %s: %s", image, error_message(w.err));
+		fb_manifest_free(ret);
 		return -1;
 	}
 	return 0;
