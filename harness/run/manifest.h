@@ -25,10 +25,16 @@ struct fb_manifest {
 /*
  * Limits on what the host reads of a guest-made image: a file's digest
  * covers at most its first FB_MANIFEST_READ_MAX bytes, and building or
- * comparing a manifest gives up after FB_MANIFEST_SECONDS.
+ * comparing a manifest gives up after fb_oracle_seconds().
  */
 #define FB_MANIFEST_READ_MAX (256ull << 20)
-#define FB_MANIFEST_SECONDS 120
+
+/*
+ * The time limit of each host-side oracle phase (an e2fsck run, building or
+ * comparing a manifest): 120 s, or FLIPBED_ORACLE_SECONDS (0 to 86400)
+ * from the environment, for a slow machine or a test of the limit itself.
+ */
+int fb_oracle_seconds(void);
 
 /*
  * The golden manifest's file name in a cached golden image's directory.
@@ -49,7 +55,7 @@ void fb_manifest_free(struct fb_manifest *m);
  * Compare IMAGE's files against M, ignoring paths in SKIP (files the workload
  * itself changes) and anything below them. RET: intact, lost (missing or
  * unreadable) or changed (another size or content); DETAIL names the first
- * file that is not intact. -1 when it ran past FB_MANIFEST_SECONDS (RET is
+ * file that is not intact. -1 when it ran past fb_oracle_seconds() (RET is
  * then not-checked and DETAIL says so), else 0.
  */
 int fb_manifest_compare(const struct fb_manifest *m, const char *image,

@@ -5,6 +5,7 @@
 # accept it). The oracle must call /a changed without reading it, and the
 # golden image's own 128 GiB sparse file /b must be hashed over its first
 # 256 MiB only. Before the bound, the oracle read every byte of both.
+# With FLIPBED_ORACLE_SECONDS=0, e2fsck runs past its limit: infra.
 # Groups: quick.
 . "$(dirname "$0")/lib.sh"
 require_flipbed
@@ -60,4 +61,14 @@ echo "$json" | grep -q '"data_detail": "/a: size differs"' ||
 	fail "the oracle did not name /a's size: $(echo "$json" | grep data_detail)"
 [ $secs -lt 60 ] || fail "the case took $secs s"
 ok "128 GiB sparse files judged in $secs s (golden manifest and comparison)"
+
+# every oracle phase has a time limit, and running past it is an infra
+# reason, never an outcome: with a limit of 0 s e2fsck is killed at once
+FLIPBED_ORACLE_SECONDS=0 timeout 120 "$FLIPBED" run "$T/size.scn" --jobs 1 --out "$T/run0" \
+	> "$T/log0" 2>&1
+rc=$?
+[ $rc -eq 3 ] || { cat "$T/log0"; fail "a 0 s oracle limit: exit $rc, expected 3 (infra)"; }
+grep -q '"infra": "e2fsck -fn ran past 0 s"' "$T/run0"/cases/*/case.json ||
+	fail "the record does not say e2fsck ran past its limit: $(grep '"infra"' "$T/run0"/cases/*/case.json)"
+ok "an oracle past its time limit is infra"
 no_leftovers
