@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build one flipbed kernel variant from Debian's linux-source-6.1.
 #
 #   kernel/build.sh stock|patched|kasan

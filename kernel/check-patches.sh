@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build every prefix of kernel/patches/series (the tree must build after each
 # patch) and run the kernel's checkpatch.pl on every patch.
 #   kernel/check-patches.sh          all prefixes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # kernel/: Debian's linux-source-6.1 built as `stock` and `patched` (our series),
 # plus `kasan` on request (make kasan or KASAN=1). See kernel/README.md.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench-kernel: the cost of the series on a metadata-heavy workload.
 # Creates and unlinks FILES files (default 10000) on stock, patched and
 # patched with csum_retry, in rounds of 500 creates + 500 unlinks per boot

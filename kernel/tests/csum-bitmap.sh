@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Patch 0001 for the allocation bitmaps: group 0's block or inode bitmap
 # checksum (kept in the group descriptor) is cleared with debugfs set_bg and
 # the descriptor resealed (checksum calc). Writing a new file reads both
@@ -6,6 +7,7 @@
 # bitmap. The proof of read-only is a truncate of an existing file: with
 # the only group's inode bitmap marked corrupt, creating a file fails with
 # ENOSPC before the aborted journal could say EROFS.
+# Groups: quick csum.
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 
@@ -14,7 +16,7 @@ kt_mkfs "$base"
 kt_debugfs "$base" "write /dev/null e"
 bg() { debugfs -R "stats" "$base" 2>/dev/null | sed -n "s/.*Group  0: .*$1 at \([0-9]*\),.*/\1/p"; }
 bb=$(bg "block bitmap"); ib=$(bg "inode bitmap")
-[ -n "$bb" ] && [ -n "$ib" ] || { echo "FAIL: no bitmap blocks in debugfs stats"; exit 1; }
+[ -n "$bb" ] && [ -n "$ib" ] || fail "no bitmap blocks in debugfs stats"
 cp "$base" "$T/bb.img"; kt_debugfs "$T/bb.img" "set_bg 0 block_bitmap_csum 0" "set_bg 0 checksum calc"
 cp "$base" "$T/ib.img"; kt_debugfs "$T/ib.img" "set_bg 0 inode_bitmap_csum 0" "set_bg 0 checksum calc"
 
@@ -26,11 +28,11 @@ for c in "$@"; do
 			--step "may write /new 100000 sync" --step "expect EROFS truncate /e 1" \
 			>/dev/null
 		kt_has $1-$v "step 3 expect EROFS truncate /e 1 -> err EROFS" &&
-			ok "$v: $2: read-only" || fail "$v: $2: still writable"
+			ok "$v: $2: read-only" || check_fail "$v: $2: still writable"
 	done
 	line=$(kt_csum_line "$2" - "$3" 0)
 	kt_has $1-patched "$line" && ok "patched: $line" ||
-		{ fail "patched: no '$line'"; grep -F "csum-error" "$T/$1-patched.out"; }
-	kt_has $1-stock "csum-error" && fail "stock: $2: a csum-error line?"
+		{ check_fail "patched: no '$line'"; grep -F "csum-error" "$T/$1-patched.out"; }
+	kt_has $1-stock "csum-error" && check_fail "stock: $2: a csum-error line?"
 done
 kt_done

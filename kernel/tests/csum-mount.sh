@@ -1,9 +1,11 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Patch 0001 for the objects read at mount time: a bad superblock, group
 # descriptor or journal superblock checksum refuses the mount on both
 # kernels, with the errno measured on 6.1.192 (EBADMSG, EUCLEAN, EBADMSG);
 # patched says which object failed in the structured line (jbd2's with
 # "JBD2" for "EXT4-fs") and stock only in free text.
+# Groups: quick csum journal.
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 
@@ -18,7 +20,7 @@ f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 1]))" "$1" "$2"
 base=$T/base.img
 kt_mkfs "$base"
 jblk=$(kt_bmap "$base" "<8>" 0)
-[ -n "$jblk" ] || { echo "FAIL: no journal block"; exit 1; }
+[ -n "$jblk" ] || fail "no journal block"
 
 # superblock: s_wtime (offset 0x30) of the primary superblock at byte 1024
 cp "$base" "$T/sb.img"; flip "$T/sb.img" $((1024 + 0x30))
@@ -36,12 +38,12 @@ for obj in "$@"; do
 	for v in stock patched; do
 		kt_boot $1-$v $v "$T/$1.img" --step "may mount" >/dev/null
 		kt_has $1-$v "step 1 may mount -> err $7 " ||
-			fail "$v: $2: the mount was not refused with $7"
+			check_fail "$v: $2: the mount was not refused with $7"
 	done
 	line="$3 csum-error (device vda): type=$2 ino=$4 block=$5 group=$6"
 	kt_has $1-patched "$line" && ok "patched: $line" ||
-		{ fail "patched: no '$line'"; grep -F "csum-error" "$T/$1-patched.out"; }
-	kt_has $1-stock "csum-error" && fail "stock: $2: a csum-error line?"
+		{ check_fail "patched: no '$line'"; grep -F "csum-error" "$T/$1-patched.out"; }
+	kt_has $1-stock "csum-error" && check_fail "stock: $2: a csum-error line?"
 	echo "stock: $2: $(grep -F 'step 1 ' "$T/$1-stock.out")"
 	echo "patched: $2: $(grep -F 'step 1 ' "$T/$1-patched.out")"
 done

@@ -1,8 +1,10 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Patches 0001+0002: every checksum failure gives one structured csum-error
 # line with the object's type, inode, block and group, and the sysfs counter
 # agrees. Five objects are corrupted at rest (their checksum bytes zapped)
 # in one image; the guest touches each once. Stock prints only free text.
+# Groups: quick csum.
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 
@@ -38,7 +40,7 @@ blk_ext=$(debugfs -R "stat /ext" "$img" 2>/dev/null | sed -n 's/.*(ETB0):\([0-9]
 ino_x=$(kt_ino "$img" /x)
 blk_x=$(debugfs -R "stat /x" "$img" 2>/dev/null | sed -n 's/.*File ACL: \([0-9]*\).*/\1/p')
 for v in "$ino_small" "$blk_small" "$blk_dir" "$blk_h" "$blk_ext" "$blk_x"; do
-	[ -n "$v" ] || { echo "FAIL: image setup: an object was not found"; exit 1; }
+	[ -n "$v" ] || fail "image setup: an object was not found"
 done
 
 # Checksums: inode field; the last 4 bytes of dir leaf, dx root and extent
@@ -66,8 +68,8 @@ set -- "inode $ino_small $blk_small" "dir-leaf $ino_dir $blk_dir" \
 for obj in "$@"; do
 	set -- $obj
 	line=$(kt_csum_line "$1" "$2" "$3" 0)
-	if kt_has patched "$line"; then ok "patched: $line"; else fail "patched: no '$line'"; fi
-	if kt_has stock "csum-error"; then fail "stock prints csum-error lines?"; fi
+	if kt_has patched "$line"; then ok "patched: $line"; else check_fail "patched: no '$line'"; fi
+	if kt_has stock "csum-error"; then check_fail "stock prints csum-error lines?"; fi
 	n=$(grep -cF "type=$1 " "$T/patched.out")
 	c=$(kt_sysfs patched 8 "$1")
 	# the lines stop at the ratelimit burst (10 per 5 s), the counts do not
@@ -75,17 +77,17 @@ for obj in "$@"; do
 	if [ "$c" = "$n" ] || { [ "$total" -ge 10 ] && [ "${c:-0}" -gt "$n" ]; }; then
 		ok "patched: csum_errors says $1 $c ($n lines, $total in all)"
 	else
-		fail "patched: csum_errors says $1 '$c', $n lines"
+		check_fail "patched: csum_errors says $1 '$c', $n lines"
 	fi
 done
 if kt_has stock "step 8 may cat /sys/fs/ext4/vda/csum_errors -> err ENOENT"; then
 	ok "stock: no csum_errors in sysfs (the gap)"
 else
-	fail "stock: csum_errors readable, or the step did not run: $(grep -F 'step 8 ' "$T/stock.out")"
+	check_fail "stock: csum_errors readable, or the step did not run: $(grep -F 'step 8 ' "$T/stock.out")"
 fi
 for name in stock patched; do
 	kt_has $name "Remounting filesystem read-only" ||
-		fail "$name: no remount read-only"
+		check_fail "$name: no remount read-only"
 done
 echo "stock: $(grep -c 'EXT4-fs error' "$T/stock.out") free-text errors, 0 csum-error lines;" \
 	"patched: $(grep -c 'csum-error' "$T/patched.out") csum-error lines"

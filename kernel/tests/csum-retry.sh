@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Patch 0004: csum_retry survives a transient checksum failure. The flipbed
 # plugin flips one bit of inode /d/small's bytes in the first read of its
 # inode table block only (on=read count=1): with csum_retry the re-read
@@ -7,6 +8,7 @@
 # same fault makes the filesystem read-only; a sticky fault (no count) does
 # so even with csum_retry. Directory leaf, extent leaf and xattr blocks are
 # recovered the same way.
+# Groups: quick csum.
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 [ -f "$top/build/lib/nbdkit-flipbed-plugin.so" ] ||
@@ -19,7 +21,7 @@ kt_debugfs "$img" "mkdir d" "write $T/small d/small"
 ino=$(kt_ino "$img" /d/small)
 blk=$(kt_itable_block "$img" /d/small)
 off=$(debugfs -R "imap /d/small" "$img" 2>/dev/null | sed -n 's/.*offset \(0x[0-9a-f]*\).*/\1/p')
-[ -n "$ino" ] && [ -n "$blk" ] && [ -n "$off" ] || { echo "FAIL: imap of /d/small"; exit 1; }
+[ -n "$ino" ] && [ -n "$blk" ] && [ -n "$off" ] || fail "imap of /d/small"
 # bit 0 of i_atime's low byte (inode offset 8): covered by the checksum only
 at=$((blk * 4096 + off + 8))
 transient="on=read at=$at len=1 flip=0 count=1"
@@ -40,33 +42,33 @@ eval kt_boot sticky patched "$img" --rule "'$sticky'" \
 line=$(kt_csum_line inode "$ino" "$blk" 0)
 # transient + csum_retry: recovered, writable, counted
 kt_has retry "$line recovered" && ok "retry: '$line recovered'" ||
-	fail "retry: no '$line recovered'"
-kt_has retry "step 2 may stat /d/small -> ok" && ok "retry: stat ok" || fail "retry: stat failed"
+	check_fail "retry: no '$line recovered'"
+kt_has retry "step 2 may stat /d/small -> ok" && ok "retry: stat ok" || check_fail "retry: stat failed"
 kt_has retry "step 3 may write /new 100 sync -> ok" && ok "retry: still writable" ||
-	fail "retry: write failed"
+	check_fail "retry: write failed"
 [ "$(kt_sysfs retry 5 inode)" = 1 ] && ok "retry: csum_recovered inode 1" ||
-	fail "retry: csum_recovered inode '$(kt_sysfs retry 5 inode)'"
+	check_fail "retry: csum_recovered inode '$(kt_sysfs retry 5 inode)'"
 [ "$(kt_sysfs retry 4 inode)" = 0 ] && ok "retry: csum_errors inode 0" ||
-	fail "retry: csum_errors inode '$(kt_sysfs retry 4 inode)'"
-kt_has retry "Remounting filesystem read-only" && fail "retry: remounted read-only"
+	check_fail "retry: csum_errors inode '$(kt_sysfs retry 4 inode)'"
+kt_has retry "Remounting filesystem read-only" && check_fail "retry: remounted read-only"
 grep -q "^out 6 /dev/vda /mnt ext4 .*csum_retry" "$T/retry.out" &&
-	ok "retry: csum_retry shown in /proc/mounts" || fail "retry: csum_retry not in /proc/mounts"
+	ok "retry: csum_retry shown in /proc/mounts" || check_fail "retry: csum_retry not in /proc/mounts"
 # the same transient fault without csum_retry: read-only, as on stock
 for name in noretry stock; do
 	kt_has $name "step 2 may stat /d/small -> err EBADMSG" &&
 		kt_has $name "step 3 may write /new 100 sync -> err EROFS" &&
 		ok "$name: transient fault -> EBADMSG, then EROFS" ||
-		fail "$name: transient fault did not end read-only"
+		check_fail "$name: transient fault did not end read-only"
 done
 kt_has noretry "$line" && ! kt_has noretry "$line recovered" &&
-	ok "noretry: '$line'" || fail "noretry: no '$line'"
+	ok "noretry: '$line'" || check_fail "noretry: no '$line'"
 # sticky fault with csum_retry: the re-read fails too, read-only as before
 kt_has sticky "$line" && ! kt_has sticky "$line recovered" && ok "sticky: '$line', not recovered" ||
-	fail "sticky: wrong csum-error line"
+	check_fail "sticky: wrong csum-error line"
 kt_has sticky "step 3 may write /new 100 sync -> err EROFS" && ok "sticky: read-only" ||
-	fail "sticky: still writable"
+	check_fail "sticky: still writable"
 [ "$(kt_sysfs sticky 4 inode)" = 1 ] && ok "sticky: csum_errors inode 1" ||
-	fail "sticky: csum_errors inode '$(kt_sysfs sticky 4 inode)'"
+	check_fail "sticky: csum_errors inode '$(kt_sysfs sticky 4 inode)'"
 # other objects: a transient flip in a directory leaf, an extent leaf and an
 # xattr block, each recovered with csum_retry
 img2=$T/more.img
@@ -95,14 +97,14 @@ for c in "$@"; do
 		--step "mount csum_retry" --step "$step" --step "write /new 100 sync" >/dev/null
 	l="$(kt_csum_line $1 "$(kt_ino "$img2" $2)" $3 0) recovered"
 	kt_has $1 "$l" && [ "$(cat "$T/$1.rc")" = 0 ] && ok "retry: $l, steps ok" ||
-		fail "retry: $1: not recovered (exit $(cat "$T/$1.rc"))"
+		check_fail "retry: $1: not recovered (exit $(cat "$T/$1.rc"))"
 done
 
 # the plugin's fault log: one bad read recovered; the sticky fault hit the
 # first read and the re-read (and the block stays uncached: more may follow)
 n=$(grep -c '"op":"read"' "$T/retry.faults")
-[ "$n" = 1 ] && ok "retry: 1 fault in the fault log" || fail "retry: $n faults logged"
+[ "$n" = 1 ] && ok "retry: 1 fault in the fault log" || check_fail "retry: $n faults logged"
 n=$(grep -c '"op":"read"' "$T/sticky.faults")
 [ "$n" -ge 2 ] && ok "sticky: $n faulty reads (first read + re-read)" ||
-	fail "sticky: $n faults logged, the re-read did not happen"
+	check_fail "sticky: $n faults logged, the re-read did not happen"
 kt_done

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Patch 0003: errors=remount-ro stops writes on a filesystem without a
 # journal. 6.1.192 marks the filesystem aborted instead of setting SB_RDONLY
 # and relies on the aborted journal to refuse new handles; with no journal
@@ -7,6 +8,7 @@
 # (acknowledged, then lost). Patched: both fail with EROFS, a good file still
 # reads back. Stock is asserted as the known gap it is, so a Debian update
 # that closes it shows up here.
+# Groups: quick nojournal.
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 
@@ -16,7 +18,7 @@ img=$T/base.img
 mkfs.ext4 -q -F -b 4096 -O metadata_csum,^has_journal "$img" 64M
 kt_boot setup stock "$img" --step mount --step 'mkdir /d' \
 	--step 'write /d/f1 10' --step 'write /good 20000' --step umount
-[ "$(cat "$T/setup.rc")" = 0 ] || { echo "FAIL: populating the image"; exit 1; }
+[ "$(cat "$T/setup.rc")" = 0 ] || fail "populating the image"
 img=$T/setup.img
 ino=$(kt_ino "$img" /d/f1)
 kt_debugfs "$img" "set_inode_field /d/f1 checksum 0"
@@ -30,7 +32,7 @@ eval kt_boot patched patched "$img" $steps
 
 for name in stock patched; do
 	[ "$(cat "$T/$name.rc")" = 0 ] ||
-		fail "$name: a step was not met (EBADMSG on the bad inode, /good read back)"
+		check_fail "$name: a step was not met (EBADMSG on the bad inode, /good read back)"
 	kt_has $name "step 5 read /good 20000 -> ok bytes=20000" &&
 		ok "$name: /good reads back after the error"
 done
@@ -52,23 +54,23 @@ done
 if [ "$patched_mkdir" = "err EROFS" ] && [ "$patched_write" = "err EROFS" ]; then
 	ok "patched: mkdir and write after the error fail with EROFS"
 else
-	fail "patched: mkdir '$patched_mkdir', write '$patched_write' after the error (want err EROFS)"
+	check_fail "patched: mkdir '$patched_mkdir', write '$patched_write' after the error (want err EROFS)"
 fi
 if [ "$patched_newdir" = absent ] && [ -z "$patched_size" ]; then
 	ok "patched: nothing new on disk"
 else
-	fail "patched: on disk after the error: /newdir $patched_newdir, /newfile $patched_newfile"
+	check_fail "patched: on disk after the error: /newdir $patched_newdir, /newfile $patched_newfile"
 fi
 grep -q '^out 7 /dev/vda /mnt ext4 rw,.*emergency_ro' "$T/patched.out" &&
 	ok "patched: /proc/mounts shows emergency_ro" ||
-	fail "patched: no emergency_ro in /proc/mounts"
+	check_fail "patched: no emergency_ro in /proc/mounts"
 
 # Stock: the known gap (see results/baseline/findings/nojournal-remount-ro.md)
 if [ "$stock_mkdir" = ok ] && [ "$stock_write" = ok ] &&
 	[ "$stock_newdir" = present ] && [ "$stock_size" = 0 ]; then
 	ok "stock: known gap: mkdir and write acknowledged after the error, /newdir on disk, /newfile empty (100 bytes lost)"
 else
-	fail "stock no longer shows the known gap (mkdir '$stock_mkdir', write '$stock_write', /newdir $stock_newdir, /newfile $stock_newfile): update this test and the finding"
+	check_fail "stock no longer shows the known gap (mkdir '$stock_mkdir', write '$stock_write', /newdir $stock_newdir, /newfile $stock_newfile): update this test and the finding"
 fi
 # e2fsck finds the planted checksum and nothing else: the lost data leaves
 # no trace
@@ -79,7 +81,7 @@ for name in stock patched; do
 		grep -q "^Inode $ino passes checks, but checksum does not match inode" "$T/$name.fsck"; then
 		ok "$name: e2fsck -fn reports the planted inode checksum only"
 	else
-		fail "$name: e2fsck -fn reports more than the planted inode checksum"
+		check_fail "$name: e2fsck -fn reports more than the planted inode checksum"
 	fi
 done
 kt_done

@@ -1,7 +1,9 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Patch 0003: after errors=remount-ro fires, /proc/mounts shows emergency_ro
 # (6.1 keeps saying plain "rw") and "Remounting filesystem read-only" is
 # printed once, however many errors follow (6.1 prints it after each one).
+# Groups: quick.
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 
@@ -20,18 +22,18 @@ eval kt_boot stock stock "$img" $steps
 eval kt_boot patched patched "$img" $steps
 
 for name in stock patched; do
-	[ "$(cat "$T/$name.rc")" = 0 ] || fail "$name: a step was not met (EBADMSG, EROFS)"
+	[ "$(cat "$T/$name.rc")" = 0 ] || check_fail "$name: a step was not met (EBADMSG, EROFS)"
 done
 msg="Remounting filesystem read-only"
 n=$(kt_count patched "$msg")
-if [ "$n" = 1 ]; then ok "patched: '$msg' once"; else fail "patched: '$msg' $n times"; fi
+if [ "$n" = 1 ]; then ok "patched: '$msg' once"; else check_fail "patched: '$msg' $n times"; fi
 if grep -q '^out 5 /dev/vda /mnt ext4 rw,.*emergency_ro' "$T/patched.out"; then
 	ok "patched: /proc/mounts shows emergency_ro"
 else
-	fail "patched: no emergency_ro in /proc/mounts"
+	check_fail "patched: no emergency_ro in /proc/mounts"
 fi
 grep -q '^out 5 /dev/vda /mnt ext4 .*emergency_ro' "$T/stock.out" &&
-	fail "stock shows emergency_ro?"
+	check_fail "stock shows emergency_ro?"
 echo "stock: '$msg' $(kt_count stock "$msg") times, /proc/mounts:" \
 	"$(sed -n 's|^out 5 /dev/vda /mnt ext4 \([^ ]*\) .*|\1|p' "$T/stock.out")"
 echo "patched: '$msg' $n times, /proc/mounts:" \

@@ -1,29 +1,20 @@
+# SPDX-License-Identifier: MIT
 # Shared by the kernel/tests/*.sh boot tests (sourced, not run).
 # Each test makes a small ext4 image with mkfs.ext4 + debugfs, corrupts one
 # or more metadata objects, boots it with `flipbed boot` on the stock and the
 # patched kernel, and asserts on the step log and kernel messages.
-# Exit codes follow tests/run: 0 pass, 1 fail, 77 skip (reason last).
+# On top of tests/lib.sh: a check that fails is check_fail (the test goes
+# on and finish() exits 1), a broken setup is fail, a missing build or tool
+# a skip.
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-flipbed=$top/build/bin/flipbed
-T=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-ktest.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-failures=0
-
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/../../tests/lib.sh"
+flipbed=${FLIPBED:-$B/bin/flipbed}
 
 # kt_require VARIANT...: the tools and kernels the test boots
 kt_require() {
-	for tool in mkfs.ext4 debugfs e2fsck; do
-		command -v $tool >/dev/null || skip "$tool not installed (e2fsprogs)"
-	done
-	[ -x "$flipbed" ] || skip "$flipbed not built (make build/bin/flipbed)"
-	for v in "$@"; do
-		[ -f "$top/build/kernel/$v/vmlinux" ] ||
-			skip "kernel variant $v not built (make build/kernel/$v/bzImage)"
-	done
+	require_tools mkfs.ext4 debugfs e2fsck
+	require_built "$flipbed" build/bin/flipbed
+	require_kernel "$@"
 }
 
 # kt_mkfs IMG: 64 MiB, 4 KiB blocks, one group, metadata_csum
@@ -69,11 +60,4 @@ kt_sysfs() {
 	sed -n "s/^out $2 $3 \([0-9]*\)\$/\1/p" "$T/$1.out" | head -n 1
 }
 
-kt_done() {
-	if [ $failures -ne 0 ]; then
-		echo "$failures check(s) failed"
-		exit 1
-	fi
-	echo "all checks passed"
-	exit 0
-}
+kt_done() { finish; }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # kernel/tests: boot tests of the patch series (included by kernel/kernel.mk).
 # Each boots the stock and the patched kernel on a corrupted image and shows
 # the difference the series claims; see kernel/README.md.
