@@ -16,20 +16,18 @@
 # The committed seeds in tests/fuzz-corpus are read, never written.
 set -u
 here=$(dirname "$0")
-fuzzer=${FLIPBED_FUZZER:-build/tests/bin/plugin-fuzz}
+. "$here/../../../tests/lib.sh"
+fuzzer=${FLIPBED_FUZZER:-$B/tests/bin/plugin-fuzz}
 secs=${FLIPBED_FUZZ_SECONDS:-60}
-crashes=${FLIPBED_FUZZ_CRASHES:-build/tests/plugin-fuzz-crashes}
-if [ ! -x "$fuzzer" ]; then
-	echo "no fuzzer at $fuzzer (needs clang-14, libfuzzer-14-dev)"
-	exit 77
-fi
+crashes=${FLIPBED_FUZZ_CRASHES:-$B/tests/plugin-fuzz-crashes}
+require_built "$fuzzer" build/tests/bin/plugin-fuzz
 # The seeds are committed: small text inputs, none cut by -max_len.
 big=$(find "$here/fuzz-corpus" -type f -size +4096c)
 if [ -n "$big" ]; then
 	echo "seeds over 4096 bytes (-max_len) in $here/fuzz-corpus:" $big
 	exit 1
 fi
-work=$(mktemp -d /tmp/flipbed-fuzz.XXXXXX) || exit 1
+work=$T
 trap 'rm -rf "$work"' EXIT INT TERM
 corpus=${FLIPBED_FUZZ_CORPUS:-$work/corpus}
 mkdir -p "$corpus" "$crashes" || exit 1
