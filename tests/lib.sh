@@ -11,6 +11,7 @@
 #   require_tools T...        programs on PATH (make deps installs them)
 #   require_built FILE HOW    a build product; HOW is the make target
 #   require_kernel VARIANT... build/kernel/VARIANT/vmlinux
+#   fuzz NAME BIN SECONDS CORPUS SEEDS CRASHES [OPTIONS]  a libFuzzer run
 #
 # and a private scratch directory $T, also exported as TMPDIR so that
 # flipbed puts its private directories there; it is removed at exit.
@@ -65,6 +66,44 @@ require_kernel() {
 	for _v in "$@"; do
 		require_built "$B/kernel/$_v/vmlinux" "build/kernel/$_v/bzImage"
 	done
+}
+
+# fuzz NAME BIN SECONDS CORPUS SEEDS CRASHES [libFuzzer options...]: run a
+# libFuzzer target for SECONDS from CORPUS (written) and SEEDS (only read),
+# keeping crashing inputs in CRASHES, with its log in $T/NAME.log, and say
+# in one line what it did:
+#   NAME: N executions in S s (R/s); corpus C inputs (+M new); K crashes
+# Returns non-zero when the target failed or kept a crashing input.
+fuzz() {
+	_name=$1 _bin=$2 _secs=$3 _corpus=$4 _seeds=$5 _crashes=$6
+	shift 6
+	mkdir -p "$_corpus" "$_crashes" || return 1
+	_before=$(find "$_corpus" -maxdepth 1 -type f | wc -l)
+	_found=$(find "$_crashes" -maxdepth 1 -type f | wc -l)
+	"$_bin" -max_total_time="$_secs" -timeout=10 -print_final_stats=1 \
+		-artifact_prefix="$_crashes/" "$@" "$_corpus" "$_seeds" > "$T/$_name.log" 2>&1
+	_rc=$?
+	# libFuzzer's closing lines, or the end of its report when it failed
+	if [ $_rc -eq 0 ]; then
+		grep -e '^Done' -e '^stat::' "$T/$_name.log"
+	else
+		grep -v '^"' "$T/$_name.log" | tail -n 60
+	fi
+	_execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/$_name.log")
+	_took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$T/$_name.log")
+	_after=$(find "$_corpus" -maxdepth 1 -type f | wc -l)
+	_found=$(($(find "$_crashes" -maxdepth 1 -type f | wc -l) - _found))
+	[ $_rc -eq 0 ] || [ "$_found" -gt 0 ] || _found=1
+	if [ -n "$_took" ]; then
+		_ran="${_execs:-0} executions in $_took s ($((${_execs:-0} / (_took > 0 ? _took : 1)))/s)"
+	else
+		_ran="${_execs:-0} executions before it stopped early"
+	fi
+	_kept=
+	[ "$_found" -eq 0 ] || _kept=" (rc $_rc; inputs in $_crashes)"
+	echo "$_name: $_ran; corpus $_after inputs (+$((_after - _before)) new);" \
+		"$_found crashes$_kept"
+	[ "$_found" -eq 0 ]
 }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-test.XXXXXX") || exit 1

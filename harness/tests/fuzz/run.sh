@@ -27,8 +27,6 @@ keep=${FLIPBED_FUZZ_KEEP:-}
 targets=${FLIPBED_FUZZ_TARGETS:-scenario matrix classify runload steps}
 [ -z "$keep" ] || keep=$(mkdir -p "$keep" && cd "$keep" && pwd) || fail "cannot use $keep"
 
-count() { find "$1" -maxdepth 1 -type f | wc -l; }
-
 for name in $targets; do
 	bin=$B/tests/bin/fuzz-$name
 	require_built "$bin" "$bin"
@@ -47,31 +45,12 @@ for name in $targets; do
 		crashes=$B/tests/fuzz-crashes/$name
 		cp -r "$seeds" "$corpus" || fail "cannot copy $seeds"
 	fi
-	mkdir -p "$crashes" || fail "cannot make $crashes"
-	found_before=$(count "$crashes")
 	# -close_fd_mask=3: the parsers' messages about bad input are not
 	# wanted; libFuzzer's own report still comes on stderr.
-	"$bin" -max_total_time="$secs" -max_len=8192 -timeout=10 \
-		-rss_limit_mb=1024 -print_final_stats=1 -close_fd_mask=3 \
-		-artifact_prefix="$crashes/" "$corpus" "$seeds" > "$T/$name.log" 2>&1
-	rc=$?
-	# libFuzzer's closing lines, or all of a failure but the dictionary
-	if [ $rc -eq 0 ]; then
-		grep -e '^Done' -e '^stat::' "$T/$name.log"
-	else
-		grep -v '^"' "$T/$name.log" | tail -n 60
-	fi
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/$name.log")
-	took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$T/$name.log")
-	cov=$(sed -n 's/^#[0-9]*.* cov: \([0-9]*\) .*/\1/p' "$T/$name.log" | tail -n 1)
-	found=$(($(count "$crashes") - found_before))
-	[ $rc -eq 0 ] || [ "$found" -gt 0 ] || found=1
-	cov_text=
-	[ -z "$keep" ] || cov_text="; cov ${cov:-?} in $corpus"
-	kept=
-	[ "$found" -eq 0 ] || kept=" (rc $rc; inputs in $crashes)"
-	echo "fuzz-$name: ${execs:-0} executions in ${took:-?} s;" \
-		"corpus $(count "$corpus") inputs$cov_text; $found crashes$kept"
-	[ "$found" -eq 0 ] || check_fail "fuzz-$name found $found crashing input(s)"
+	fuzz fuzz-$name "$bin" "$secs" "$corpus" "$seeds" "$crashes" \
+		-max_len=8192 -rss_limit_mb=1024 -close_fd_mask=3 ||
+		check_fail "fuzz-$name found a crashing input"
+	[ -z "$keep" ] ||
+		echo "fuzz-$name: cov $(sed -n 's/^#[0-9]*.* cov: \([0-9]*\) .*/\1/p' "$T/fuzz-$name.log" | tail -n 1) in $corpus"
 done
 finish

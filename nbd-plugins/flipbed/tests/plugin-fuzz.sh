@@ -27,39 +27,5 @@ if [ -n "$big" ]; then
 	echo "seeds over 4096 bytes (-max_len) in $here/fuzz-corpus:" $big
 	exit 1
 fi
-work=$T
-trap 'rm -rf "$work"' EXIT INT TERM
-corpus=${FLIPBED_FUZZ_CORPUS:-$work/corpus}
-mkdir -p "$corpus" "$crashes" || exit 1
-
-# count DIR: the regular files in DIR
-count() { find "$1" -maxdepth 1 -type f | wc -l; }
-# artifacts: the crash, leak, timeout and out-of-memory inputs kept so far
-artifacts() { find "$crashes" -maxdepth 1 -type f | wc -l; }
-
-before=$(count "$corpus")
-found_before=$(artifacts)
-"$fuzzer" -max_total_time="$secs" -max_len=4096 -timeout=10 \
-	-print_final_stats=1 -artifact_prefix="$crashes/" \
-	"$corpus" "$here/fuzz-corpus" > "$work/log" 2>&1
-rc=$?
-cat "$work/log"
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
-took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$work/log")
-after=$(count "$corpus")
-found=$(($(artifacts) - found_before))
-[ -n "$execs" ] || execs=0
-# No "Done" line: it stopped early (a crash); no rate to give.
-if [ -n "$took" ]; then
-	ran="$execs executions in $took s ($((execs / (took > 0 ? took : 1)))/s)"
-else
-	ran="$execs executions before it stopped early"
-fi
-where=$corpus
-[ -n "${FLIPBED_FUZZ_CORPUS:-}" ] || where="a temporary directory"
-kept=
-[ "$found" -eq 0 ] || kept=" (in $crashes)"
-echo "plugin-fuzz: $ran;" \
-	"corpus $after inputs (+$((after - before)) new) in $where" \
-	"besides $(count "$here/fuzz-corpus") seeds; $found crashes$kept"
-[ $rc -eq 0 ] && [ "$found" -eq 0 ]
+corpus=${FLIPBED_FUZZ_CORPUS:-$T/corpus}
+fuzz plugin-fuzz "$fuzzer" "$secs" "$corpus" "$here/fuzz-corpus" "$crashes" -max_len=4096
