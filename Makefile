@@ -16,7 +16,6 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 PKG_CONFIG ?= pkg-config
-include mk/sanitize.mk
 
 # Packages every component needs to build or test; fragments add their own.
 PACKAGES := build-essential pkg-config bc
@@ -27,6 +26,10 @@ BENCHES :=
 
 .PHONY: all run check check-quick check-failed deps clean bench
 all: _all
+
+# Before the components' fragments: SANITIZE=1 changes B for all of them.
+# After `all`: `make` alone must still mean `make all`.
+include mk/sanitize.mk
 
 include kernel/kernel.mk
 include harness/guest/guest.mk
