@@ -5,7 +5,7 @@
 # classified as the kernel's checks say (patched kernel); the original file
 # is never written (sha256 before and after). Then show --debugfs and
 # show --inspect (guestfish in a libguestfs appliance, ~30 s under TCG) open
-# a kept case image read-only. Groups: quick, csum.
+# a kept case image read-only. Groups: slow, csum.
 . "$(dirname "$0")/lib.sh"
 require_flipbed
 require_kernel patched

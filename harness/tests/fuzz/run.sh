@@ -19,7 +19,7 @@
 #                         runs on a copy of its corpus, removed at exit.
 #   FLIPBED_FUZZ_TARGETS  the targets to run (default all five)
 #
-# Groups: quick fuzz
+# Groups: fuzz
 . "$(dirname "$0")/../../../tests/lib.sh"
 here=$top/harness/tests/fuzz
 secs=${FLIPBED_FUZZ_SECONDS:-13}
