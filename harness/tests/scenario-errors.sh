@@ -1,15 +1,16 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Bad scenario files are refused before anything runs: exit 2 and a message
 # that names the file (and the line, where one is at fault) and says what is
 # accepted. Each file in scenario-errors/ states the message it must produce
 # ("# error: TEXT") and, where it matters, the line ("# line: N").
+# Groups: quick.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-flipbed=${FLIPBED:-$top/build/bin/flipbed}
-[ -x "$flipbed" ] || { echo "$flipbed is not built"; exit 77; }
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+. "$here/../../tests/lib.sh"
+flipbed=${FLIPBED:-$B/bin/flipbed}
+require_built "$flipbed" build/bin/flipbed
+out=$T/out
 fail=0 n=0
 for f in "$here"/scenario-errors/*.scn; do
 	n=$((n + 1))

@@ -14,6 +14,7 @@
 #   FLIPBED_FUZZ_CRASHES  where a crashing input is kept
 #                         (default build/tests/plugin-fuzz-crashes)
 # The committed seeds in tests/fuzz-corpus are read, never written.
+# Groups: fuzz.
 set -u
 here=$(dirname "$0")
 . "$here/../../../tests/lib.sh"

@@ -5,13 +5,13 @@
 # defined twice, and no function family (the prefix <word>_<noun>_, as
 # fp_image_ in fp_image_open) is declared on both sides: a file that
 # includes headers of both must not lose one to the other's guard or mix
-# up two families of the same name.
+# up two families of the same name. Groups: quick.
 set -u
-root=$(cd "$(dirname "$0")/../../.." && pwd) || exit 1
+. "$(dirname "$0")/../../../tests/lib.sh"
+root=$top
 plugin=nbd-plugins/flipbed
 cd "$root" || exit 1
-tmp=$(mktemp -d /tmp/flipbed-names.XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+tmp=$T
 
 # guards FILE...: the header guards the files define
 guards() { sed -n 's/^#ifndef \([A-Z0-9_]*_H\)$/\1/p' "$@" | sort -u; }
@@ -24,10 +24,7 @@ families() {
 
 others=$(find . -path ./build -prune -o -path ./.git -prune -o \
 	-path "./$plugin" -prune -o -name '*.h' -type f -print)
-if [ -z "$others" ]; then
-	echo "no header outside $plugin to compare with"
-	exit 77
-fi
+[ -n "$others" ] || fail "no header outside $plugin to compare with"
 mine=$(ls $plugin/*.h)
 guards $others > "$tmp/guards"
 families $others > "$tmp/families"
