@@ -12,6 +12,7 @@
 #   require_built FILE HOW    a build product; HOW is the make target
 #   require_kernel VARIANT... build/kernel/VARIANT/vmlinux
 #   fuzz NAME BIN SECONDS CORPUS SEEDS CRASHES [OPTIONS]  a libFuzzer run
+#   fuzz_target NAME SECONDS SEEDS [OPTIONS]  the same for build/tests/bin/NAME
 #
 # and a private scratch directory $T, also exported as TMPDIR so that
 # flipbed puts its private directories there; it is removed at exit.
@@ -104,6 +105,20 @@ fuzz() {
 	echo "$_name: $_ran; corpus $_after inputs (+$((_after - _before)) new);" \
 		"$_found crashes$_kept"
 	[ "$_found" -eq 0 ]
+}
+
+# fuzz_target NAME SECONDS SEEDS [libFuzzer options...]: fuzz with the
+# target build/tests/bin/NAME as a component's fuzz test runs it: for
+# FLIPBED_FUZZ_SECONDS (default SECONDS), from FLIPBED_FUZZ_CORPUS (default a
+# directory removed at exit), crashes kept in FLIPBED_FUZZ_CRASHES (default
+# build/tests/NAME-crashes); FLIPBED_FUZZER names another binary.
+fuzz_target() {
+	_fz=${FLIPBED_FUZZER:-$B/tests/bin/$1}
+	require_built "$_fz" "build/tests/bin/$1"
+	_fn=$1 _fs=${FLIPBED_FUZZ_SECONDS:-$2} _fseeds=$3
+	shift 3
+	fuzz "$_fn" "$_fz" "$_fs" "${FLIPBED_FUZZ_CORPUS:-$T/corpus}" "$_fseeds" \
+		"${FLIPBED_FUZZ_CRASHES:-$B/tests/$_fn-crashes}" "$@"
 }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-test.XXXXXX") || exit 1

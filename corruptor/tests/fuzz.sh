@@ -16,11 +16,5 @@
 set -u
 here=$(dirname "$0")
 . "$here/../../tests/lib.sh"
-fuzzer=${FLIPBED_FUZZER:-$B/tests/bin/corruptor-fuzz}
-secs=${FLIPBED_FUZZ_SECONDS:-20}
-crashes=${FLIPBED_FUZZ_CRASHES:-$B/tests/corruptor-fuzz-crashes}
-require_built "$fuzzer" build/tests/bin/corruptor-fuzz
-corpus=${FLIPBED_FUZZ_CORPUS:-$T/corpus}
 # Inputs are image prefixes: the seeds are 14 to 27 KiB.
-fuzz corruptor-fuzz "$fuzzer" "$secs" "$corpus" "$here/fuzz-corpus" "$crashes" \
-	-max_len=32768 -rss_limit_mb=1024
+fuzz_target corruptor-fuzz 20 "$here/fuzz-corpus" -max_len=32768 -rss_limit_mb=1024

@@ -18,15 +18,10 @@
 set -u
 here=$(dirname "$0")
 . "$here/../../../tests/lib.sh"
-fuzzer=${FLIPBED_FUZZER:-$B/tests/bin/plugin-fuzz}
-secs=${FLIPBED_FUZZ_SECONDS:-60}
-crashes=${FLIPBED_FUZZ_CRASHES:-$B/tests/plugin-fuzz-crashes}
-require_built "$fuzzer" build/tests/bin/plugin-fuzz
 # The seeds are committed: small text inputs, none cut by -max_len.
 big=$(find "$here/fuzz-corpus" -type f -size +4096c)
 if [ -n "$big" ]; then
 	echo "seeds over 4096 bytes (-max_len) in $here/fuzz-corpus:" $big
 	exit 1
 fi
-corpus=${FLIPBED_FUZZ_CORPUS:-$T/corpus}
-fuzz plugin-fuzz "$fuzzer" "$secs" "$corpus" "$here/fuzz-corpus" "$crashes" -max_len=4096
+fuzz_target plugin-fuzz 60 "$here/fuzz-corpus" -max_len=4096
