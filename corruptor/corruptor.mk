@@ -5,8 +5,8 @@
 #   make                   the library and the CLI
 #   make check             corruptor/tests/*.sh on images made in the test
 #   make bench-corruptor   flipbed-corrupt map vs e2fsck -fn, 1 GiB, 50,000 files
-#   make fuzz-corruptor    fuzz map/verify/pick for FLIPBED_FUZZ_SECONDS
-#                          (default 1800; make check runs 20 s)
+#   make fuzz-long         fuzz map/verify/pick for FUZZ_SECONDS (default
+#                          600; make check runs 20 s), corpus in build/fuzz
 #
 # Linking the library: $(FBX_CFLAGS) to compile, $(FBX_LIBS) to link.
 
@@ -57,10 +57,15 @@ $(FBX_FUZZER): $(addprefix $(FBX)/,$(FBX_SRCS)) $(FBX)/tests/fuzz.c \
 
 $(FBX)/tests/fuzz.sh: $(FBX_FUZZER)
 
-.PHONY: fuzz-corruptor
-fuzz: fuzz-corruptor
-fuzz-corruptor: $(FBX_FUZZER)
-	FLIPBED_FUZZ_SECONDS=$${FLIPBED_FUZZ_SECONDS:-1800} $(FBX)/tests/fuzz.sh
+# A long run keeps what it finds beside the plugin's (make fuzz-long).
+.PHONY: fuzz-long-corruptor
+fuzz-long: fuzz-long-corruptor
+fuzz-long-corruptor: $(FBX_FUZZER)
+	@mkdir -p $(B)/fuzz/corruptor-corpus
+	FLIPBED_FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	FLIPBED_FUZZ_CORPUS=$(B)/fuzz/corruptor-corpus \
+	FLIPBED_FUZZ_CRASHES=$(B)/fuzz/corruptor-crashes \
+		$(FBX)/tests/fuzz.sh
 
 .PHONY: bench-corruptor
 bench-corruptor: $(FBX_CLI)
