@@ -20,9 +20,20 @@ require_tools sha256sum qemu-img
 
 workers=$T/workers
 : > "$workers"
+# age_cs PID: centiseconds since PID started (/proc: uptime, and the start
+# time in clock ticks, 100 a second here)
+age_cs() {
+	st=$(cut -d' ' -f22 "/proc/$1/stat" 2>/dev/null) || return 1
+	up=$(cut -d' ' -f1 /proc/uptime | tr -d .)
+	echo $((up - st))
+}
+
 # Record the worker processes of flipbed PID (their QEMU and sockets live
-# in a private directory under $TMPDIR) until it exits; with KILL_QEMU=1 also kill the
-# first QEMU seen after 3 finished cases, once.
+# in a private directory under $TMPDIR) until it exits; with KILL_QEMU=1 also kill,
+# once, a QEMU younger than 0.5 s seen after 3 finished cases: its guest is
+# still booting (a boot takes 0.9 s or more), so its case cannot have
+# finished. An older QEMU may be exiting after its guest's reboot, and
+# killing it then changes nothing.
 watch() {
 	killed=0
 	while kill -0 "$1" 2>/dev/null; do
@@ -31,10 +42,12 @@ watch() {
 			if [ "${KILL_QEMU:-0}" = 1 ] && [ $killed = 0 ] &&
 			   [ "$(cat "$2/run/cases.jsonl" 2>/dev/null | wc -l)" -ge 3 ]; then
 				q=$(pgrep -P "$w" qemu-system 2>/dev/null | head -1)
-				[ -n "$q" ] && kill -9 "$q" && killed=1 && echo "killed qemu $q of worker $w"
+				a=$([ -n "$q" ] && age_cs "$q" || echo 999)
+				[ "$a" -lt 50 ] && kill -9 "$q" && killed=1 &&
+					echo "killed qemu $q of worker $w, $a cs old"
 			fi
 		done
-		sleep 0.2
+		sleep 0.05
 	done
 }
 
