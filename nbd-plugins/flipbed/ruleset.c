@@ -1,49 +1,29 @@
 // SPDX-License-Identifier: MIT
-/* flipbed: the armed rules (see ruleset.h).
- *
- * Reclamation is a two-counter grace period: a reader counts itself in
- * active[epoch & 1] before it loads the snapshot pointer. A writer that
- * swapped the pointer flips the epoch and waits for the old counter to
- * drain, twice, so a reader that picked its counter before an earlier
- * flip is waited for too. Only then is the old snapshot freed.
+/* flipbed: the armed rules (see ruleset.h). Old snapshots are freed after
+ * a grace period (grace.h).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "grace.h"
 #include "ruleset.h"
 
 _Atomic(struct fb_snapshot *) fb_live;
-static atomic_uint epoch;
-static atomic_ulong active[2];
+static struct fb_grace grace;
 static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long next_id = 1;
 
 struct fb_snapshot *fb_rules_enter(unsigned *e)
 {
-	*e = atomic_load(&epoch) & 1;
-	atomic_fetch_add(&active[*e], 1);
+	*e = fb_grace_enter(&grace);
 	return atomic_load(&fb_live);
 }
 
 void fb_rules_leave(unsigned e)
 {
-	atomic_fetch_sub(&active[e], 1);
-}
-
-static void wait_readers(void)
-{
-	const struct timespec pause = { 0, 20000 };
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		unsigned old = atomic_fetch_xor(&epoch, 1) & 1;
-
-		while (atomic_load(&active[old]) != 0)
-			nanosleep(&pause, NULL);
-	}
+	fb_grace_leave(&grace, e);
 }
 
 static bool applies(const struct fb_rule *r, enum fb_op op)
@@ -186,7 +166,7 @@ static void publish(struct fb_snapshot *s)
 {
 	struct fb_snapshot *old = atomic_exchange(&fb_live, s);
 
-	wait_readers();
+	fb_grace_wait(&grace);
 	free_snapshot(old);
 }
 
