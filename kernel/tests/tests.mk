@@ -5,7 +5,8 @@
 TESTS += kernel/tests/csum-report.sh kernel/tests/emergency-ro.sh \
 	kernel/tests/csum-retry.sh kernel/tests/csum-mount.sh \
 	kernel/tests/csum-first.sh kernel/tests/csum-journal.sh \
-	kernel/tests/csum-bitmap.sh kernel/tests/emergency-ro-nojournal.sh
+	kernel/tests/csum-bitmap.sh kernel/tests/emergency-ro-nojournal.sh \
+	kernel/tests/csum-retry-paths.sh
 PACKAGES += e2fsprogs python3
 
 # Create/unlink 10000 files on stock, patched and patched+csum_retry.
