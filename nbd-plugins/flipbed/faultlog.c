@@ -86,17 +86,24 @@ static void write_all(const char *s, size_t n)
 	}
 }
 
+/* {"seq":N,"ns":T, */
+static void head(struct sbuf *b, uint64_t n)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	add(b, "{\"seq\":%" PRIu64 ",\"ns\":%" PRIu64 ",", n,
+	    (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
+
 static void format(struct sbuf *b, const struct fb_fault *f, uint64_t n)
 {
 	const struct fb_rule *r = f->rule;
-	struct timespec ts;
 	size_t i;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	add(b, "{\"seq\":%" PRIu64 ",\"ns\":%" PRIu64 ",\"rule\":\"%s\","
-	    "\"op\":\"%s\",\"action\":\"%s\",\"offset\":%" PRIu64
-	    ",\"len\":%" PRIu64, n,
-	    (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, r->id, f->op,
+	head(b, n);
+	add(b, "\"rule\":\"%s\",\"op\":\"%s\",\"action\":\"%s\","
+	    "\"offset\":%" PRIu64 ",\"len\":%" PRIu64, r->id, f->op,
 	    fb_action_name(r->action), f->offset, f->len);
 	if (r->action == FB_MISDIRECT)
 		add(b, ",\"to\":%" PRIu64, f->offset + (uint64_t)r->delta);
@@ -113,7 +120,17 @@ static void format(struct sbuf *b, const struct fb_fault *f, uint64_t n)
 	add(b, "}\n");
 }
 
-void fb_faultlog_write(const struct fb_fault *f)
+static void emit(struct sbuf *b)
+{
+	if (!b->s) {
+		nbdkit_error("flipbed: fault log: out of memory");
+		return;
+	}
+	write_all(b->s, b->len);
+	free(b->s);
+}
+
+uint64_t fb_faultlog_write(const struct fb_fault *f)
 {
 	uint64_t n = atomic_fetch_add(&seq, 1) + 1;
 	struct sbuf b = { 0 };
@@ -123,12 +140,31 @@ void fb_faultlog_write(const struct fb_fault *f)
 		     " len %" PRIu64, f->rule->id, f->op,
 		     fb_action_name(f->rule->action), f->offset, f->len);
 	if (log_fd < 0)
-		return;
+		return n;
 	format(&b, f, n);
-	if (!b.s) {
+	emit(&b);
+	return n;
+}
+
+void fb_faultlog_note(const char *fmt, ...)
+{
+	uint64_t n = atomic_fetch_add(&seq, 1) + 1;
+	struct sbuf b = { 0 };
+	char *body;
+	va_list ap;
+	int r;
+
+	if (log_fd < 0)
+		return;
+	va_start(ap, fmt);
+	r = vasprintf(&body, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
 		nbdkit_error("flipbed: fault log: out of memory");
 		return;
 	}
-	write_all(b.s, b.len);
-	free(b.s);
+	head(&b, n);
+	add(&b, "%s}\n", body);
+	free(body);
+	emit(&b);
 }

@@ -4,8 +4,9 @@
  * {"seq":1,"ns":123,"rule":"r1","op":"read","action":"flip",
  *  "offset":1024,"len":1,"changed":1,
  *  "changes":[{"offset":1024,"old":0,"new":1}]}
- * misdirect adds "to" (where the bytes went). Each record is appended
- * with a single write(2) to a file opened O_APPEND.
+ * misdirect adds "to" (where the bytes went). Other records (the read
+ * witness's, witness.h) share the sequence and the ns field. Each record
+ * is appended with a single write(2) to a file opened O_APPEND.
  */
 #ifndef FLIPBED_FAULTLOG_H
 #define FLIPBED_FAULTLOG_H
@@ -26,7 +27,15 @@ struct fb_fault {
 int fb_faultlog_open(const char *path);
 void fb_faultlog_close(void);
 
-/* Count the fault and append it to the log (if one is open). */
-void fb_faultlog_write(const struct fb_fault *f);
+/* Count the fault and append it to the log (if one is open). Returns
+ * the record's seq.
+ */
+uint64_t fb_faultlog_write(const struct fb_fault *f);
+
+/* Append a record that is not a fault: {"seq":N,"ns":T, then the fields
+ * fmt formats (without braces), then }. Not counted as a fault.
+ */
+void fb_faultlog_note(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 #endif
