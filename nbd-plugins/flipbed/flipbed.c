@@ -22,6 +22,7 @@
 #include "rule.h"
 #include "ruleset.h"
 #include "stats.h"
+#include "witness.h"
 
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
 
@@ -33,6 +34,7 @@ static void flipbed_unload(void)
 	fb_control_close();
 	fb_rules_clear();
 	fp_image_close();
+	fb_witness_close();
 	fb_faultlog_close();
 	free(image_path);
 	free(control_path);
@@ -266,7 +268,7 @@ static int flipbed_pread(void *handle, void *buf, uint32_t count,
 	fb_stats_read();
 	if (fp_image_pread(buf, count, offset) < 0)
 		return -1;
-	if (fb_rules_armed())
+	if (fb_rules_armed() || fb_witness_armed())
 		return fb_inject_read(buf, count, offset);
 	return 0;
 }
@@ -279,7 +281,7 @@ static int store(enum fb_op op, const void *buf, uint32_t count,
 	int r;
 
 	fb_stats_write();
-	if (fb_rules_armed())
+	if (fb_rules_armed() || fb_witness_armed())
 		r = fb_inject_write(op, buf, count, offset, may_trim);
 	else if (op == FB_OP_WRITE)
 		r = fp_image_pwrite(buf, count, offset);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* flipbed: the fault engine (see inject.h).
  *
- * A write with rules firing is cut at every rule boundary into segments;
+ * Requests are shown to the read witness (witness.h) before the faults
+ * they cause are applied, so that a fault's own request is not counted as
+ * one that came after it. A write with rules firing is cut at every rule boundary into segments;
  * each segment is stored according to the rules covering it: not at all
  * (drop), at +delta instead of in place (misdirect), with its bytes
  * changed (flip, flip-random, zero, ones, random), or as it came.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,25 +20,47 @@
 #include "image.h"
 #include "inject.h"
 #include "mutate.h"
+#include "witness.h"
 
 #define CHUNK (1024 * 1024)	/* bytes changed per buffer */
 
-static const char *const op_names[] = {
-	[FB_OP_READ] = "read", [FB_OP_WRITE] = "write",
-	[FB_OP_ZERO] = "zero", [FB_OP_TRIM] = "trim",
-};
+/* Watch the bytes fault seq changed: from the first changed byte to the
+ * last, or to the end of the fault's range when there were more changes
+ * than ch lists.
+ */
+static void watch_changes(uint64_t seq, const struct fb_fault *f)
+{
+	const struct fb_changes *ch = f->changes;
+	uint64_t s = UINT64_MAX, e = 0;
+	size_t i;
+
+	for (i = 0; i < ch->n; i++) {
+		if (ch->v[i].offset < s)
+			s = ch->v[i].offset;
+		if (ch->v[i].offset >= e)
+			e = ch->v[i].offset + 1;
+	}
+	if (ch->changed > ch->n)
+		e = f->offset + f->len;
+	if (fb_witness_add(seq, f->rule->id, s, e - s) < 0)
+		nbdkit_debug("flipbed: witness: fault %" PRIu64 " of rule %s "
+			     "not watched: %d spans are watched already, or "
+			     "out of memory", seq, f->rule->id, FB_WITNESS_MAX);
+}
 
 static void log_fault(const struct fb_rule *r, const char *op, uint64_t off,
 		      uint64_t len, const struct fb_changes *ch)
 {
 	struct fb_fault f = { r, op, 0, 0, ch };
-	uint64_t s, e;
+	uint64_t s, e, seq;
 
 	if (fb_overlap(r, off, len, &s, &e)) {
 		f.offset = s;
 		f.len = e - s;
 	}
-	fb_faultlog_write(&f);
+	seq = fb_faultlog_write(&f);
+	if (ch && ch->changed)
+		watch_changes(seq, &f);
 }
 
 /* If an eio rule fired, log every eio rule that did and return true. */
@@ -47,29 +72,45 @@ static bool fired_eio(const struct fb_fired *f, enum fb_op op, uint64_t off,
 
 	for (i = 0; i < f->n; i++) {
 		if (f->v[i]->rule.action == FB_EIO) {
-			log_fault(&f->v[i]->rule, op_names[op], off, len, NULL);
+			log_fault(&f->v[i]->rule, fb_op_name(op), off, len, NULL);
 			eio = true;
 		}
 	}
 	return eio;
 }
 
+static void see(enum fb_op op, uint64_t off, uint64_t len, bool *watched)
+{
+	bool hit = fb_witness_armed() && fb_witness_see(op, off, len);
+
+	if (watched)
+		*watched = hit;
+}
+
 int fb_inject_read(void *buf, uint64_t len, uint64_t off)
 {
 	struct fb_changes *ch = NULL;
 	struct fb_fired f;
+	struct fb_snapshot *snap;
 	unsigned epoch;
-	struct fb_snapshot *snap = fb_rules_enter(&epoch);
 	int ret = 0;
 	size_t i;
 
-	if (!snap || fb_rules_fire(snap, FB_OP_READ, off, len, &f) == 0)
+	if (!fb_rules_armed()) {
+		see(FB_OP_READ, off, len, NULL);
+		return 0;
+	}
+	snap = fb_rules_enter(&epoch);
+	if (!snap || fb_rules_fire(snap, FB_OP_READ, off, len, &f) == 0) {
+		see(FB_OP_READ, off, len, NULL);
 		goto out;
+	}
 	if (fired_eio(&f, FB_OP_READ, off, len)) {
 		errno = EIO;
 		ret = -1;
 		goto done;
 	}
+	see(FB_OP_READ, off, len, NULL);
 	ch = malloc(sizeof *ch);
 	if (!ch) {
 		ret = -1;
@@ -96,6 +137,7 @@ struct wreq {
 	const uint8_t *buf;		/* NULL for zero and trim */
 	uint64_t off, len;
 	bool may_trim;
+	bool watched;			/* it overlaps a span the witness watches */
 	struct fb_fired f;
 	struct fb_changes **ch;		/* ch[i]: changes made by f.v[i] */
 };
@@ -168,11 +210,16 @@ static int store_segment(const struct wreq *w, uint64_t s, uint64_t e,
 	}
 	if (nd == 0)
 		deltas[nd++] = 0;
-	if (changed)
-		return store_changed(w, s, e, deltas, nd);
-	for (i = 0; i < nd; i++) {
+	if (changed && store_changed(w, s, e, deltas, nd) < 0)
+		return -1;
+	for (i = 0; !changed && i < nd; i++) {
 		if (store_plain(w, s, e, deltas[i]) < 0)
 			return -1;
+	}
+	/* Misdirected bytes leave the range as it was. */
+	for (i = 0; w->watched && i < nd; i++) {
+		if (deltas[i] == 0)
+			fb_witness_stored(s, e - s);
 	}
 	return 0;
 }
@@ -234,7 +281,7 @@ static int write_fired(struct wreq *w)
 	ret = store_request(w);
 	if (ret == 0) {
 		for (i = 0; i < w->f.n; i++)
-			log_fault(&w->f.v[i]->rule, op_names[w->op], w->off,
+			log_fault(&w->f.v[i]->rule, fb_op_name(w->op), w->off,
 				  w->len, w->ch[i]);
 	}
 out:
@@ -244,23 +291,38 @@ out:
 	return ret;
 }
 
+/* A request no rule fires for: stored as it came. */
+static int store_whole(struct wreq *w)
+{
+	see(w->op, w->off, w->len, &w->watched);
+	if (store_plain(w, w->off, w->off + w->len, 0) < 0)
+		return -1;
+	if (w->watched)
+		fb_witness_stored(w->off, w->len);
+	return 0;
+}
+
 int fb_inject_write(enum fb_op op, const void *buf, uint64_t len,
 		    uint64_t off, bool may_trim)
 {
 	struct wreq w = { .op = op, .buf = buf, .off = off, .len = len,
 			  .may_trim = may_trim };
+	struct fb_snapshot *snap;
 	unsigned epoch;
-	struct fb_snapshot *snap = fb_rules_enter(&epoch);
 	int ret;
 
+	if (!fb_rules_armed())
+		return store_whole(&w);
+	snap = fb_rules_enter(&epoch);
 	if (!snap || fb_rules_fire(snap, op, off, len, &w.f) == 0) {
 		fb_rules_leave(epoch);
-		return store_plain(&w, off, off + len, 0);
+		return store_whole(&w);
 	}
 	if (fired_eio(&w.f, op, off, len)) {
 		errno = EIO;
 		ret = -1;
 	} else {
+		see(op, off, len, &w.watched);
 		ret = write_fired(&w);
 	}
 	fb_fired_free(&w.f);

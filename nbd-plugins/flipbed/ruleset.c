@@ -26,6 +26,16 @@ void fb_rules_leave(unsigned e)
 	fb_grace_leave(&grace, e);
 }
 
+static const char *const op_names[] = {
+	[FB_OP_READ] = "read", [FB_OP_WRITE] = "write",
+	[FB_OP_ZERO] = "zero", [FB_OP_TRIM] = "trim",
+};
+
+const char *fb_op_name(enum fb_op op)
+{
+	return op_names[op];
+}
+
 static bool applies(const struct fb_rule *r, enum fb_op op)
 {
 	if (op == FB_OP_READ)

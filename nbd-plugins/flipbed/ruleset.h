@@ -19,6 +19,9 @@
 /* The request kinds rules are matched against. */
 enum fb_op { FB_OP_READ, FB_OP_WRITE, FB_OP_ZERO, FB_OP_TRIM };
 
+/* "read", "write", "zero" or "trim". */
+const char *fb_op_name(enum fb_op op);
+
 struct fb_armed {
 	struct fb_rule rule;
 	_Atomic uint64_t hits;	/* matching requests seen so far */
