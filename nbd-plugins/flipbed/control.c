@@ -34,6 +34,7 @@
 #include "inject.h"
 #include "ruleset.h"
 #include "stats.h"
+#include "witness.h"
 
 #define MAX_CLIENTS 16
 #define OUT_MAX (1024 * 1024)	/* unsent answer bytes before a drop */
@@ -157,6 +158,28 @@ void fb_control_close(void)
 	listen_fd = -1;
 }
 
+/* A watch rule is armed (so that list, del and clear know it) and its
+ * range handed to the read witness.
+ */
+static int arm_watch(struct fb_rule *r, char *err, size_t errlen)
+{
+	char id[FB_ID_MAX + 1];
+	uint64_t at = r->at, len = r->len;
+
+	if (r->id[0] == '\0')
+		fb_rules_new_id(r->id);
+	strcpy(id, r->id);
+	if (fb_rules_arm(r, err, errlen) < 0)
+		return -1;
+	if (fb_witness_add(0, id, at, len) < 0) {
+		fb_rules_del(id);
+		snprintf(err, errlen, "watch: %d spans are watched already, "
+			 "or out of memory", FB_WITNESS_MAX);
+		return -1;
+	}
+	return 0;
+}
+
 int fb_control_arm(struct fb_rule *r, char *err, size_t errlen)
 {
 	int ret;
@@ -165,6 +188,8 @@ int fb_control_arm(struct fb_rule *r, char *err, size_t errlen)
 		fb_rule_free(r);
 		return -1;
 	}
+	if (r->action == FB_WATCH)
+		return arm_watch(r, err, errlen);
 	if (r->on != FB_ON_REST)
 		return fb_rules_arm(r, err, errlen);
 	if (!fp_image_writable()) {
@@ -246,13 +271,16 @@ void fb_control_execute(const char *line,
 			answer(put, opaque, "ok id=%s", id);
 		break;
 	case FB_CMD_DEL:
-		if (fb_rules_del(cmd.id) < 0)
+		if (fb_rules_del(cmd.id) < 0) {
 			answer(put, opaque, "err no armed rule id=%s", cmd.id);
-		else
-			answer(put, opaque, "ok");
+			break;
+		}
+		fb_witness_unwatch(cmd.id);
+		answer(put, opaque, "ok");
 		break;
 	case FB_CMD_CLEAR:
 		fb_rules_clear();
+		fb_witness_unwatch(NULL);
 		answer(put, opaque, "ok");
 		break;
 	case FB_CMD_LIST:

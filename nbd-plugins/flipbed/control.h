@@ -16,8 +16,9 @@ int fb_control_bind(const char *path);
 int fb_control_start(void);
 void fb_control_close(void);
 
-/* Arm a rule (or apply it now when on=rest), as `add` and rules=FILE do.
- * Takes ownership of *r. Returns -1 with a reason in err.
+/* Arm a rule (or apply it now when on=rest, and hand a watch rule's
+ * range to the read witness), as `add` and rules=FILE do. Takes ownership
+ * of *r. Returns -1 with a reason in err.
  */
 int fb_control_arm(struct fb_rule *r, char *err, size_t errlen);
 

@@ -21,6 +21,7 @@ static const char *const action_names[] = {
 	[FB_FLIP] = "flip", [FB_FLIP_RANDOM] = "flip-random",
 	[FB_ZERO] = "zero", [FB_ONES] = "ones", [FB_RANDOM] = "random",
 	[FB_EIO] = "eio", [FB_DROP] = "drop", [FB_MISDIRECT] = "misdirect",
+	[FB_WATCH] = "watch",
 };
 
 const char *fb_on_name(enum fb_on on)
@@ -199,6 +200,7 @@ static int parse_word(struct fb_rule *r, struct seen *s, const char *w,
 	} bare[] = {
 		{ "zero", FB_ZERO }, { "ones", FB_ONES },
 		{ "random", FB_RANDOM }, { "eio", FB_EIO }, { "drop", FB_DROP },
+		{ "watch", FB_WATCH },
 	};
 	size_t i;
 
@@ -214,7 +216,7 @@ static int parse_word(struct fb_rule *r, struct seen *s, const char *w,
 	if (!eq)
 		return fail(err, errlen,
 			    "'%.*s': expected key=value or one of zero, ones, "
-			    "random, eio, drop", (int)wn, w);
+			    "random, eio, drop, watch", (int)wn, w);
 	if (KEY("on")) {
 		if (s->on)
 			return fail(err, errlen, "on= given twice");
@@ -284,16 +286,26 @@ static int parse_word(struct fb_rule *r, struct seen *s, const char *w,
 	return fail(err, errlen,
 		    "unknown key '%.*s' (expected on, at, len, flip, "
 		    "flip-random, zero, ones, random, eio, drop, misdirect, "
-		    "count, after, seed, id)", (int)kn, w);
+		    "watch, count, after, seed, id)", (int)kn, w);
 }
 
 /* Which actions make sense where: rest changes the file once, so it has
- * no request to fail, drop or redirect, and nothing to count.
+ * no request to fail, drop or redirect, and nothing to count. watch acts
+ * on no request: it takes a range and an id only.
  */
 static int check_action(const struct fb_rule *r, const struct seen *s,
 			char *err, size_t errlen)
 {
 	const char *a = action_names[r->action];
+
+	if (r->action == FB_WATCH) {
+		if (s->on || s->count || s->after || s->seed)
+			return fail(err, errlen,
+				    "watch takes at=, len= and id= only (it "
+				    "watches reads and overwrites alike, and "
+				    "changes nothing)");
+		return 0;
+	}
 
 	if (r->on == FB_ON_REST && !fb_action_changes_data(r->action))
 		return fail(err, errlen,
@@ -362,14 +374,14 @@ static int check_range(struct fb_rule *r, const struct seen *s,
 {
 	size_t i;
 
-	if (!s->on)
+	if (!s->on && !(s->action && r->action == FB_WATCH))
 		return fail(err, errlen, "on= is required (rest, read or write)");
 	if (!s->at)
 		return fail(err, errlen, "at=OFFSET is required");
 	if (!s->action)
 		return fail(err, errlen,
 			    "an action is required (flip=, flip-random=, zero, "
-			    "ones, random, eio, drop or misdirect=)");
+			    "ones, random, eio, drop, misdirect= or watch)");
 	if (!s->len)
 		r->len = 1;
 	if (r->len == 0)
@@ -517,6 +529,10 @@ int fb_rule_format(const struct fb_rule *r, char *buf, size_t len)
 		buf[0] = '\0';
 	if (r->id[0])
 		put(&o, "id=%s ", r->id);
+	if (r->action == FB_WATCH) {
+		put(&o, "watch at=%" PRIu64 " len=%" PRIu64, r->at, r->len);
+		return (int)o.used;
+	}
 	put(&o, "on=%s at=%" PRIu64 " len=%" PRIu64 " ", on_names[r->on],
 	    r->at, r->len);
 	switch (r->action) {

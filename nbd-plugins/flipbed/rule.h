@@ -26,11 +26,12 @@ enum fb_action {
 	FB_EIO,
 	FB_DROP,
 	FB_MISDIRECT,
+	FB_WATCH,	/* changes nothing: the read witness watches the range */
 };
 
 struct fb_rule {
 	char id[FB_ID_MAX + 1];	/* "" until the rule set names it */
-	enum fb_on on;
+	enum fb_on on;		/* unused by watch, which takes no on= */
 	enum fb_action action;
 	uint64_t at;
 	uint64_t len;
@@ -76,7 +77,7 @@ const char *fb_on_name(enum fb_on on);
 const char *fb_action_name(enum fb_action a);
 
 /* True for the actions that change bytes (flip, flip-random, zero, ones,
- * random), as opposed to eio, drop and misdirect.
+ * random), as opposed to eio, drop, misdirect and watch.
  */
 bool fb_action_changes_data(enum fb_action a);
 

@@ -36,8 +36,11 @@ const char *fb_op_name(enum fb_op op)
 	return op_names[op];
 }
 
+/* watch rules never fire: the read witness serves them (witness.h). */
 static bool applies(const struct fb_rule *r, enum fb_op op)
 {
+	if (r->action == FB_WATCH)
+		return false;
 	if (op == FB_OP_READ)
 		return r->on == FB_ON_READ;
 	if (r->on != FB_ON_WRITE)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* flipbed: unit tests of the pure code (rule.c, mutate.c, command.c):
- * parsing, canonical formatting round trips, and each data action on
- * windows that cut the rule's range anywhere.
+ * parsing (watch rules too), canonical formatting round trips, and each
+ * data action on windows that cut the rule's range anywhere.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,7 +144,16 @@ int main(void)
 		   "on=read at=0 len=2 flip-random=3 seed=0");
 	round_trip("on=read at=9223372036854775806 zero",
 		   "on=read at=9223372036854775806 len=1 zero");
+	round_trip("watch at=0x10 len=4 id=sb", "id=sb watch at=16 len=4");
+	round_trip("at=5 watch", "watch at=5 len=1");
 	refused("on=read at=9223372036854775807 zero", "past 2^63");
+	refused("watch at=9223372036854775807", "past 2^63");
+	refused("watch at=0 len=0", "len=0");
+	refused("watch len=4", "at=OFFSET is required");
+	refused("on=rest watch at=0", "watch takes at=, len= and id= only");
+	refused("watch at=0 after=1", "watch takes at=, len= and id= only");
+	refused("watch at=0 zero", "exactly one action");
+	refused("watch=1 at=0", "watch takes no value");
 	refused("on=read at=0 len=1 flip-random=9 seed=1", "at most len*8");
 	refused("on=read at=0 flip-random=0 seed=1", "flip-random=0");
 	refused("on=read at=0 flip=", "not a number");
