@@ -6,7 +6,10 @@
 # bitmaps: the filesystem goes read-only on both kernels; patched names the
 # bitmap. The proof of read-only is a truncate of an existing file: with
 # the only group's inode bitmap marked corrupt, creating a file fails with
-# ENOSPC before the aborted journal could say EROFS.
+# ENOSPC before the aborted journal could say EROFS. Patch 0006: the error
+# the superblock records (first_error_*, read back with dumpe2fs) is
+# EFSBADCRC at the bitmap's block on patched, EFSCORRUPTED at block 0 on
+# stock.
 # Groups: quick csum.
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
@@ -34,5 +37,19 @@ for c in "$@"; do
 	kt_has $1-patched "$line" && ok "patched: $line" ||
 		{ check_fail "patched: no '$line'"; grep -F "csum-error" "$T/$1-patched.out"; }
 	kt_has $1-stock "csum-error" && check_fail "stock: $2: a csum-error line?"
+	# the error the superblock recorded (patch 0006): EFSBADCRC at the
+	# bitmap's block on patched, EFSCORRUPTED and no block (0, which dumpe2fs
+	# does not print) on stock
+	for v in stock patched; do
+		dumpe2fs -h "$T/$1-$v.img" 2>/dev/null | sed -n 's/^First error \(block #\|err\): *//p' |
+			tr '\n' ' ' > "$T/$1-$v.first"
+		echo "$v: $2: first error: $(cat "$T/$1-$v.first")"
+	done
+	[ "$(cat "$T/$1-patched.first")" = "$3 EFSBADCRC " ] &&
+		ok "patched: $2: recorded as EFSBADCRC at block $3" ||
+		check_fail "patched: $2: recorded as '$(cat "$T/$1-patched.first")', expected '$3 EFSBADCRC'"
+	[ "$(cat "$T/$1-stock.first")" = "EFSCORRUPTED " ] &&
+		ok "stock: $2: recorded as EFSCORRUPTED, no block (the gap)" ||
+		check_fail "stock: $2: recorded as '$(cat "$T/$1-stock.first")'"
 done
 kt_done
