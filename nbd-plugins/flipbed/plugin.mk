@@ -13,7 +13,7 @@ FB := nbd-plugins/flipbed
 FB_PURE := rule.c mutate.c command.c
 FB_SRCS := $(FB_PURE) grace.c ruleset.c stats.c faultlog.c image.c \
 	witness.c inject.c control.c flipbed.c
-FB_TESTS := serve faults control concurrency
+FB_TESTS := serve faults control concurrency witness
 FB_HDRS := $(wildcard $(FB)/*.h)
 
 FB_PLUGIN := $(B)/lib/nbdkit-flipbed-plugin.so

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/* flipbed plugin: the read witness. A read of bytes a fault changed (at
+ * rest, from rules= at start; in a read; in a write) is logged once with
+ * the fault's seq, a read elsewhere not at all; an overwrite is logged
+ * once and ends the watch of the bytes it stored, all of them or part; a
+ * watch rule logs the same way and changes no byte; 1000 reads give one
+ * read record and a summary counting them; a bad watch range is refused
+ * with the errors of the other rules.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "helper.h"
+
+#define SIZE (1 << 20)
+#define REST 4096		/* rules=: on=rest at=REST+1 len=2 flip=0,9 */
+#define WATCH 8192		/* rules=: id=w1 watch at=WATCH len=16 */
+
+static uint8_t buf[SIZE];
+
+static const char *str(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static uint64_t num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	CHECK(json_is_integer(v), "field %s is an integer in %s", key,
+	      json_dumps(o, 0));
+	return json_integer_value(v);
+}
+
+/* The witness records of kind (read, overwrite, summary) for rule. */
+static size_t witnesses(json_t *log, const char *kind, const char *rule,
+			json_t **ret)
+{
+	size_t i, n = 0;
+	json_t *o;
+
+	json_array_foreach(log, i, o) {
+		if (strcmp(str(o, "witness"), kind) == 0 &&
+		    strcmp(str(o, "rule"), rule) == 0) {
+			n++;
+			if (ret)
+				*ret = o;
+		}
+	}
+	return n;
+}
+
+/* The one witness record of kind for rule, checked against the log; the
+ * caller owns it.
+ */
+static json_t *witness(const char *kind, const char *rule)
+{
+	json_t *log = fbt_faultlog(), *o = NULL;
+	size_t n = witnesses(log, kind, rule, &o);
+
+	CHECK(n == 1, "%zu %s witness records for rule %s, expected 1", n,
+	      kind, rule);
+	json_incref(o);
+	json_decref(log);
+	return o;
+}
+
+static void expect_none(const char *kind, const char *rule, const char *why)
+{
+	json_t *log = fbt_faultlog();
+	size_t n = witnesses(log, kind, rule, NULL);
+
+	CHECK(n == 0, "%s: %zu %s witness records for rule %s", why, n, kind,
+	      rule);
+	json_decref(log);
+}
+
+/* The seq of the (only) fault record of rule. */
+static uint64_t fault_seq(const char *rule)
+{
+	json_t *log = fbt_faultlog(), *o;
+	uint64_t seq = 0;
+	size_t i, n = 0;
+
+	json_array_foreach(log, i, o) {
+		if (!json_object_get(o, "witness") &&
+		    strcmp(str(o, "rule"), rule) == 0) {
+			seq = num(o, "seq");
+			n++;
+		}
+	}
+	CHECK(n == 1, "%zu fault records for rule %s", n, rule);
+	json_decref(log);
+	return seq;
+}
+
+static void expect_record(json_t *o, uint64_t fault, uint64_t off,
+			  uint64_t len, const char *op)
+{
+	CHECK(num(o, "offset") == off && num(o, "len") == len &&
+	      strcmp(str(o, "op"), op) == 0,
+	      "record %s: expected offset %lu len %lu op %s", json_dumps(o, 0),
+	      (unsigned long)off, (unsigned long)len, op);
+	if (fault)
+		CHECK(num(o, "fault") == fault, "record %s names fault %lu",
+		      json_dumps(o, 0), (unsigned long)fault);
+	else
+		CHECK(!json_object_get(o, "fault"), "a watch rule's record %s "
+		      "names a fault", json_dumps(o, 0));
+	json_decref(o);
+}
+
+/* The rest flip of rules=: its read is seen, a read beside it is not. */
+static void test_rest_read(struct nbd_handle *h)
+{
+	uint64_t seq = fault_seq("rest");
+
+	fbt_pread(h, buf, 512, 0);
+	fbt_pread(h, buf, 4000, REST + 3);	/* ends before WATCH */
+	expect_none("read", "rest", "reads beside the flipped bytes");
+	fbt_pread(h, buf, 512, REST - 100);
+	expect_record(witness("read", "rest"), seq, REST + 1, 2, "read");
+	CHECK(buf[101] == (fbt_pattern(REST + 1) ^ 1), "the flip is served");
+	fbt_pread(h, buf, 1, REST + 2);
+	json_decref(witness("read", "rest"));	/* still one */
+}
+
+/* Overwrites: a partial one is logged and the rest stays watched; a full
+ * one ends the watch, and later reads are not logged.
+ */
+static void test_overwrite(struct nbd_handle *h)
+{
+	uint64_t seq;
+
+	memset(buf, 0x5a, 64);
+	fbt_ctl_ok("add id=part on=rest at=20000 len=8 zero");
+	seq = fault_seq("part");
+	fbt_pwrite(h, buf, 4, 19998, 0);	/* bytes 20000 and 20001 */
+	expect_record(witness("overwrite", "part"), seq, 20000, 2, "write");
+	fbt_pread(h, buf, 2, 20000);
+	expect_none("read", "part", "a read of overwritten bytes");
+	fbt_pread(h, buf, 4, 20004);
+	expect_record(witness("read", "part"), seq, 20004, 4, "read");
+
+	fbt_ctl_ok("add id=full on=rest at=30000 len=8 ones");
+	seq = fault_seq("full");
+	CHECK(nbd_zero(h, 4096, 28672, 0) == 0, "zero: %s", nbd_get_error());
+	expect_record(witness("overwrite", "full"), seq, 30000, 8, "zero");
+	fbt_pread(h, buf, 4096, 28672);
+	expect_none("read", "full", "a read after a full overwrite");
+	fbt_pwrite(h, buf, 8, 30000, 0);
+	json_decref(witness("overwrite", "full")); /* still one: it ended */
+}
+
+/* Faults applied in requests are watched from the next request on. */
+static void test_request_faults(struct nbd_handle *h)
+{
+	uint64_t seq;
+
+	fbt_ctl_ok("add id=once on=read at=40000 len=4 flip=3 count=1");
+	fbt_pread(h, buf, 16, 39992);		/* the fault's own read */
+	seq = fault_seq("once");
+	expect_none("read", "once", "the read that applied the fault");
+	fbt_pread(h, buf, 16, 39992);
+	expect_record(witness("read", "once"), seq, 40000, 1, "read");
+
+	memset(buf, 0x11, 16);
+	fbt_ctl_ok("add id=wr on=write at=50000 len=2 ones count=1");
+	fbt_pwrite(h, buf, 16, 49992, 0);
+	seq = fault_seq("wr");
+	expect_none("overwrite", "wr", "the write that applied the fault");
+	fbt_pread(h, buf, 1, 50001);
+	expect_record(witness("read", "wr"), seq, 50001, 1, "read");
+}
+
+/* The watch rule of rules=: logged like a fault, no byte changed. */
+static void test_watch_rule(struct nbd_handle *h)
+{
+	size_t i;
+
+	CHECK(strstr(fbt_ctl_ok("list"), "id=w1 watch at=8192 len=16\n"),
+	      "list shows the watch rule: %s", fbt_ctl("list"));
+	fbt_pread(h, buf, 4096, WATCH - 4090);
+	expect_record(witness("read", "w1"), 0, WATCH, 6, "read");
+	for (i = 0; i < 4096; i++)
+		CHECK(buf[i] == fbt_pattern(WATCH - 4090 + i),
+		      "a watch rule changed byte %zu", WATCH - 4090 + i);
+	CHECK(nbd_trim(h, 4, WATCH + 12, 0) == 0, "trim: %s", nbd_get_error());
+	expect_record(witness("overwrite", "w1"), 0, WATCH + 12, 4, "trim");
+	fbt_pread(h, buf, 16, WATCH);	/* an overwrite ends no watch rule */
+	json_decref(witness("read", "w1"));
+
+	fbt_ctl_ok("add id=w2 watch at=60000 len=8");
+	fbt_ctl_ok("del w2");
+	fbt_pread(h, buf, 8, 60000);
+	expect_none("read", "w2", "a read after del");
+	fbt_ctl_ok("add id=w3 watch at=61000 len=8");
+	fbt_ctl_ok("clear");
+	fbt_pread(h, buf, 8, 61000);
+	expect_none("read", "w3", "a read after clear");
+}
+
+/* A hot range: 1000 reads, one record; the summary counts them. */
+static void test_bound(struct nbd_handle *h)
+{
+	int i;
+
+	fbt_ctl_ok("add id=hot watch at=70000 len=512");
+	for (i = 0; i < 1000; i++)
+		fbt_pread(h, buf, 512, 70000);
+	expect_record(witness("read", "hot"), 0, 70000, 512, "read");
+	expect_none("summary", "hot", "a summary while watched");
+}
+
+static void expect_err(const char *cmd, const char *part)
+{
+	char *got = fbt_ctl(cmd);
+
+	CHECK(strncmp(got, "err ", 4) == 0 && strstr(got, part),
+	      "'%s' answered '%s', expected err ...%s...", cmd, got, part);
+}
+
+static void test_bad_watch(void)
+{
+	char rules[300], img[300], *err;
+	FILE *fp;
+
+	expect_err("add watch at=1048576", "at=1048576 len=1 is outside the "
+		   "disk (1048576 bytes)");
+	expect_err("add watch at=1048575 len=2", "outside the disk");
+	expect_err("add watch at=0 len=0", "len=0: expected at least 1");
+	expect_err("add watch at=9223372036854775807",
+		   "range ends past 2^63");
+	expect_err("add watch at=0x zero", "expected an unsigned number");
+	expect_err("add watch len=4", "at=OFFSET is required");
+	expect_err("add on=read watch at=0", "watch takes at=, len= and id=");
+	expect_err("add watch at=0 count=2", "watch takes at=, len= and id=");
+	expect_err("add id=hot watch at=0", "id=hot is already armed");
+
+	fp = fopen(fbt_path("bad.rules"), "w");
+	CHECK(fp != NULL, "bad.rules: %m");
+	fprintf(fp, "# a watch past the end\nwatch at=1048570 len=7\n");
+	fclose(fp);
+	snprintf(img, sizeof img, "file=%s", fbt_path("image"));
+	snprintf(rules, sizeof rules, "rules=%s", fbt_path("bad.rules"));
+	err = fbt_start_fails(img, rules, NULL);
+	CHECK(strstr(err, "bad.rules:2: at=1048570 len=7 is outside the disk"),
+	      "rules= with a bad watch: %s", err);
+	free(err);
+}
+
+static void test_summary(void)
+{
+	json_t *o = witness("summary", "hot");
+
+	CHECK(num(o, "reads") == 1000 && num(o, "overwrites") == 0 &&
+	      num(o, "offset") == 70000 && num(o, "len") == 512 &&
+	      strcmp(str(o, "end"), "exit") == 0,
+	      "summary of 1000 reads: %s", json_dumps(o, 0));
+	json_decref(o);
+	o = witness("summary", "w1");
+	CHECK(num(o, "reads") == 2 && num(o, "overwrites") == 1 &&
+	      strcmp(str(o, "end"), "deleted") == 0,
+	      "summary of the watch rule ended by clear: %s", json_dumps(o, 0));
+	json_decref(o);
+	o = witness("summary", "rest");
+	CHECK(num(o, "reads") == 2 && num(o, "fault") == fault_seq("rest"),
+	      "summary of the rest flip: %s", json_dumps(o, 0));
+	json_decref(o);
+	expect_none("summary", "once", "a summary with nothing unlogged");
+}
+
+int main(void)
+{
+	struct nbd_handle *h;
+	char rules[300];
+	FILE *fp;
+
+	fbt_make_image(SIZE);
+	fp = fopen(fbt_path("start.rules"), "w");
+	CHECK(fp != NULL, "start.rules: %m");
+	fprintf(fp, "id=rest on=rest at=%d len=2 flip=0,9\n"
+		"id=w1 watch at=%d len=16\n", REST + 1, WATCH);
+	fclose(fp);
+	snprintf(rules, sizeof rules, "rules=%s", fbt_path("start.rules"));
+	fbt_start(rules, NULL);
+	h = fbt_connect();
+	test_rest_read(h);
+	test_overwrite(h);
+	test_request_faults(h);
+	test_watch_rule(h);
+	test_bound(h);
+	test_bad_watch();
+	nbd_close(h);
+	fbt_stop();
+	test_summary();
+	printf("witness: all checks passed\n");
+	return 0;
+}
