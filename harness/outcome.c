@@ -20,6 +20,10 @@ static const char *const verdict_names[FB_VERDICT__COUNT] = {
 	"pass", "fail", "infra", "skip",
 };
 
+static const char *const attrib_names[FB_ATTRIB__COUNT] = {
+	"n/a", "match", "mismatch", "none",
+};
+
 static int lookup(const char *const *names, int n, const char *name)
 {
 	for (int i = 0; i < n; i++)
@@ -43,6 +47,7 @@ NAMES(fsck, fsck_names, FB_FSCK__COUNT)
 NAMES(data, data_names, FB_DATA__COUNT)
 NAMES(verdict, verdict_names, FB_VERDICT__COUNT)
 NAMES(reaction, reaction_names, FB_REACT__COUNT)
+NAMES(attrib, attrib_names, FB_ATTRIB__COUNT)
 
 bool fb_expect_match(const char *expect, const char *got)
 {

@@ -53,6 +53,19 @@ enum fb_data {
 	FB_DATA__COUNT
 };
 
+/*
+ * Whether the kernel's csum-error lines name the object the fault hit
+ * (classify/attrib.h; judged in run/runcase.c).
+ */
+enum fb_attrib {
+	FB_ATTRIB_NA,		/* not asked: no csum-error lines from this kernel, or a
+				   fault that breaks no checksum */
+	FB_ATTRIB_MATCH,	/* every csum-error line names the object */
+	FB_ATTRIB_MISMATCH,	/* a csum-error line names another object */
+	FB_ATTRIB_NONE,		/* no csum-error line */
+	FB_ATTRIB__COUNT
+};
+
 enum fb_verdict {
 	FB_VERDICT_PASS,	/* outcome matched the expectation */
 	FB_VERDICT_FAIL,	/* outcome differs from the expectation */
@@ -69,6 +82,8 @@ struct fb_outcome {
 	bool warning;		/* WARNING:/BUG:/UBSAN: line in the kernel log */
 	char detail[256];	/* the kernel line that decided `detect`, or "" */
 	char infra[256];	/* why the case is infra, or "" */
+	enum fb_attrib attrib;
+	char attrib_detail[512];/* the csum-error lines that did not name the object */
 };
 
 const char *fb_detect_name(enum fb_detect d);
@@ -76,6 +91,7 @@ const char *fb_reaction_name(enum fb_reaction r);
 const char *fb_fsck_name(enum fb_fsck f);
 const char *fb_data_name(enum fb_data d);
 const char *fb_verdict_name(enum fb_verdict v);
+const char *fb_attrib_name(enum fb_attrib a);
 
 /* Return the value for NAME, or -1 if NAME is not one of the names above. */
 int fb_detect_parse(const char *name);
@@ -83,6 +99,7 @@ int fb_reaction_parse(const char *name);
 int fb_fsck_parse(const char *name);
 int fb_data_parse(const char *name);
 int fb_verdict_parse(const char *name);
+int fb_attrib_parse(const char *name);
 
 /*
  * Does GOT ("csum") satisfy the expectation EXPECT: "any", a name, or names

@@ -409,6 +409,8 @@ int fb_classify(const char *transcript, size_t len, struct fb_outcome *ret)
 	ret->warning = f->reactions & FB_KLOG_WARNING;
 	ret->fsck = FB_FSCK_NOT_RUN;
 	ret->data = FB_DATA_NOT_CHECKED;
+	ret->attrib = FB_ATTRIB_NA;
+	ret->attrib_detail[0] = '\0';
 	decide_infra(f, ret->infra, sizeof(ret->infra));
 	free(f);
 	free(k);

@@ -19,8 +19,9 @@
 
 /*
  * Fill ret->detect, reaction, warning, detail and infra from TRANSCRIPT.
- * ret->fsck and ret->data are set to FB_FSCK_NOT_RUN and FB_DATA_NOT_CHECKED
- * (the runner fills them). Returns 0, or -ENOMEM.
+ * ret->fsck and ret->data are set to FB_FSCK_NOT_RUN and FB_DATA_NOT_CHECKED,
+ * ret->attrib to FB_ATTRIB_NA (the runner fills them; attribution needs the
+ * target: attrib.h). Returns 0, or -ENOMEM.
  */
 int fb_classify(const char *transcript, size_t len, struct fb_outcome *ret);
 

@@ -2,12 +2,13 @@
 # harness/classify/: the classifier (classify.c: a console transcript ->
 # outcome, each rule commented beside its entry) and the kernel-log module
 # (klog.c: crash markers and the one table of kernel-message rules that the
-# classifier, the reports and the campaign share). Its test runs on golden
+# classifier, the reports and the campaign share), and attribution (attrib.c:
+# do the csum-error lines name the object the fault hit). Its test runs on golden
 # transcripts (harness/tests/classify/, regenerated from real boots by
 # harness/tests/classify/mkreal.sh). harness/harness.mk compiles the objects.
 
 CLASSIFY_OBJS := $(addprefix $(B)/obj/harness/,classify/classify.o \
-	classify/klog.o outcome.o util.o)
+	classify/klog.o classify/attrib.o outcome.o util.o)
 
 TESTS += $(B)/tests/bin/test-classify
 PACKAGES += libcmocka-dev

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "classify/attrib.h"
 #include "classify/classify.h"
 #include "util.h"
 #include "classify/probe.h"
@@ -376,6 +377,210 @@ static void test_normalise(void **state)
 	free(ex);
 }
 
+/* --- attribution (attrib.h) -------------------------------------------- */
+
+/* Lines the patched kernel printed in the ci matrix, parsed field by field. */
+static void test_csum_line_real(void **state)
+{
+	static const struct {
+		const char *line;
+		struct fb_csum_object want;
+		bool recovered;
+	} c[] = {
+		{ "EXT4-fs csum-error (device vda): type=inode ino=12 block=41 group=0",
+		  { "inode", 12, 41, 0 }, false },
+		{ "EXT4-fs csum-error (device vda): type=extent-leaf ino=167 block=3578 group=0 recovered",
+		  { "extent-leaf", 167, 3578, 0 }, true },
+		{ "EXT4-fs csum-error (device vda): type=block-bitmap ino=- block=9 group=0",
+		  { "block-bitmap", -1, 9, 0 }, false },
+		{ "EXT4-fs csum-error (device vda): type=superblock ino=- block=1 group=0",
+		  { "superblock", -1, 1, 0 }, false },
+		{ "JBD2 csum-error (device vda): type=journal-commit ino=8 block=20 group=-",
+		  { "journal-commit", 8, 20, -1 }, false },
+		{ "JBD2 csum-error (device vdb): type=journal-sb ino=- block=1 group=-",
+		  { "journal-sb", -1, 1, -1 }, false },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fb_csum_object o;
+		bool rec;
+
+		if (fb_csum_line_parse(c[i].line, strlen(c[i].line), &o, &rec) != 1)
+			fail_msg("'%s': not parsed", c[i].line);
+		assert_string_equal(o.type, c[i].want.type);
+		assert_int_equal(o.ino, c[i].want.ino);
+		assert_int_equal(o.block, c[i].want.block);
+		assert_int_equal(o.group, c[i].want.group);
+		assert_int_equal(rec, c[i].recovered);
+	}
+}
+
+/* Guest-made text: anything off the format is malformed, never a match. */
+static void test_csum_line_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"EXT4-fs csum-error (device vda): type=inode ino=12 block=41",
+		"EXT4-fs csum-error (device vda): type=inode ino=12 group=0 block=41",
+		"EXT4-fs csum-error (device vda): type=inode ino=12 block=41 group=0 ",
+		"EXT4-fs csum-error (device vda): type=inode ino=12 block=41 group=0 recovered!",
+		"EXT4-fs csum-error (device vda): type=inode ino=+12 block=41 group=0",
+		"EXT4-fs csum-error (device vda): type=inode ino=012 block=41 group=0",
+		"EXT4-fs csum-error (device vda): type=inode ino=12 block=0x29 group=0",
+		"EXT4-fs csum-error (device vda): type=inode ino=12 block=9223372036854775808 group=0",
+		"EXT4-fs csum-error (device vda): type=inode ino=12 block=99999999999999999999999 group=0",
+		"EXT4-fs csum-error (device vda): type=inode ino=12 block=- group=0",
+		"EXT4-fs csum-error (device vda): type=inode ino=12 block=41 group=-0",
+		"EXT4-fs csum-error (device vda): type=extent ino=13 block=2065 group=-",
+		"EXT4-fs csum-error (device vda): type=journal-commit ino=8 block=20 group=0",
+		"JBD2 csum-error (device vda): type=inode ino=12 block=41 group=-",
+		"JBD2 csum-error (device vda): type=journal-commit ino=8 block=20 group=0",
+		"JBD2 csum-error (device vda): type=journal-commit ino=8 block=20 group=- recovered",
+		"EXT4-fs csum-error (device ): type=inode ino=12 block=41 group=0",
+		"EXT4-fs csum-error (device v d a): type=inode ino=12 block=41 group=0",
+		"EXT4-fs csum-error (device vda) type=inode ino=12 block=41 group=0",
+		"EXT4-fs csum-error",
+	};
+	struct fb_csum_object o;
+	char line[2 * FB_CSUM_LINE_MAX];
+	bool rec;
+	int n;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (fb_csum_line_parse(bad[i], strlen(bad[i]), &o, &rec) != -1)
+			fail_msg("'%s': accepted", bad[i]);
+	/* overlong: a well-formed line with a device name past any real one */
+	n = snprintf(line, sizeof(line), "EXT4-fs csum-error (device %0*d): type=inode ino=12 block=41 group=0",
+		     FB_CSUM_LINE_MAX, 7);
+	assert_true(n > FB_CSUM_LINE_MAX);
+	assert_int_equal(fb_csum_line_parse(line, n, &o, &rec), -1);
+	/* the length is LEN, not a NUL: the line below is cut before its group */
+	snprintf(line, sizeof(line), "EXT4-fs csum-error (device vda): type=inode ino=12 block=41 group=0");
+	assert_int_equal(fb_csum_line_parse(line, strlen(line) - 8, &o, &rec), -1);
+	/* not a csum-error line at all */
+	assert_int_equal(fb_csum_line_parse(IGET, strlen(IGET), &o, &rec), 0);
+	assert_int_equal(fb_csum_line_parse("", 0, &o, &rec), 0);
+}
+
+/* The corruptor's object types as the kernel names them. */
+static void test_csum_object_expect(void **state)
+{
+	static const struct {
+		const char *type;
+		long long ino, group, pblk;
+		const char *want;
+	} c[] = {
+		{ "inode", 12, 0, 41, "type=inode ino=12 block=41 group=0" },
+		{ "inode-extra", 21, 0, 42, "type=inode ino=21 block=42 group=0" },
+		{ "inline-data", 15, 0, 34, "type=inode ino=15 block=34 group=0" },
+		{ "extent-index", 15, 0, 3428, "type=extent-index ino=15 block=3428 group=0" },
+		{ "dx-root", 168, 0, 3582, "type=dx-root ino=168 block=3582 group=0" },
+		{ "block-bitmap", 0, 3, 3, "type=block-bitmap ino=- block=3 group=3" },
+		{ "group-desc", 0, 0, 1, "type=group-desc ino=- block=1 group=0" },
+		{ "superblock-backup", 0, 1, 8193, "type=superblock ino=- block=8193 group=1" },
+		{ "mmp", 0, 0, 2065, "type=mmp ino=- block=2065 group=0" },
+		{ "journal-data", 8, 0, 17, "type=journal-data ino=8 block=17 group=-" },
+	};
+	struct fb_csum_object o;
+	char buf[160];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		assert_int_equal(fb_csum_object_expect(c[i].type, c[i].ino, c[i].group,
+						       c[i].pblk, &o), 0);
+		fb_csum_object_format(&o, buf, sizeof(buf));
+		assert_string_equal(buf, c[i].want);
+	}
+	assert_int_equal(fb_csum_object_expect("data", 12, 0, 2064, &o), -1);
+	assert_int_equal(fb_csum_object_expect("range", 0, 0, 0, &o), -1);
+}
+
+#define CSUM_INODE "EXT4-fs csum-error (device vda): type=inode ino=12 block=41 group=0"
+
+/* Attribution on a dmesg.txt: every line must name the object. */
+static void test_attrib_check(void **state)
+{
+	const struct fb_csum_object want = { "inode", 12, 41, 0 };
+	char detail[512], log[4096];
+	size_t n = 0;
+
+	snprintf(log, sizeof(log), "[    1.000000] %s\n[    1.000100] " IGET "\n"
+		 "[    1.000200] EXT4-fs (vda): Remounting filesystem read-only\n", CSUM_INODE);
+	assert_int_equal(fb_attrib_check(log, strlen(log), &want, detail, sizeof(detail)),
+			 FB_ATTRIB_MATCH);
+	assert_string_equal(detail, "");
+	/* without stamps (lines kmsg gave no time), and repeated: still a match */
+	snprintf(log, sizeof(log), "%s recovered\n%s\n%s", CSUM_INODE, CSUM_INODE, CSUM_INODE);
+	assert_int_equal(fb_attrib_check(log, strlen(log), &want, detail, sizeof(detail)),
+			 FB_ATTRIB_MATCH);
+	/* free text alone names nothing */
+	snprintf(log, sizeof(log), "[    1.000100] %s\n", IGET);
+	assert_int_equal(fb_attrib_check(log, strlen(log), &want, detail, sizeof(detail)),
+			 FB_ATTRIB_NONE);
+	assert_int_equal(fb_attrib_check("", 0, &want, detail, sizeof(detail)), FB_ATTRIB_NONE);
+	/* one line naming another inode of the same block spoils the match */
+	snprintf(log, sizeof(log), "[ 1.0] %s\n[ 1.1] EXT4-fs csum-error (device vda): type=inode ino=13 block=41 group=0\n",
+		 CSUM_INODE);
+	assert_int_equal(fb_attrib_check(log, strlen(log), &want, detail, sizeof(detail)),
+			 FB_ATTRIB_MISMATCH);
+	assert_string_equal(detail, "type=inode ino=13 block=41 group=0");
+	/* a malformed line counts against it, shown printable and cut */
+	snprintf(log, sizeof(log), "%s\nEXT4-fs csum-error (device vda): type=inode ino=\x01\xff%0200d\n",
+		 CSUM_INODE, 0);
+	assert_int_equal(fb_attrib_check(log, strlen(log), &want, detail, sizeof(detail)),
+			 FB_ATTRIB_MISMATCH);
+	assert_int_equal(strncmp(detail, "malformed: EXT4-fs csum-error (device vda): type=inode ino=??000", 64), 0);
+	assert_int_equal(strlen(detail), strlen("malformed: ") + 80);
+	/* ten repeats of one wrong line and five distinct ones: bounded */
+	for (int i = 0; i < 10; i++)
+		n += snprintf(log + n, sizeof(log) - n,
+			      "JBD2 csum-error (device vda): type=journal-data ino=8 block=17 group=-\n");
+	for (int i = 0; i < 5; i++)
+		n += snprintf(log + n, sizeof(log) - n,
+			      "EXT4-fs csum-error (device vda): type=dir-leaf ino=2 block=%d group=0\n", 100 + i);
+	assert_int_equal(fb_attrib_check(log, n, &want, detail, sizeof(detail)), FB_ATTRIB_MISMATCH);
+	assert_string_equal(detail, "type=journal-data ino=8 block=17 group=- (x10); "
+			    "type=dir-leaf ino=2 block=100 group=0; type=dir-leaf ino=2 block=101 group=0; "
+			    "type=dir-leaf ino=2 block=102 group=0; and 2 more");
+}
+
+/*
+ * What judge() adds: a case expecting detect=csum whose kernel names the
+ * right inode at the wrong block fails; n/a and other expectations do not.
+ */
+static void test_attrib_judge(void **state)
+{
+	const struct fb_csum_object want = { "inode", 12, 41, 0 };
+	const char *hit = "type=inode ino=12 block=41 group=0";
+	const char *t = READY "C [    1.000000] EXT4-fs csum-error (device vda): type=inode ino=12 block=42 group=0\n"
+		"C [    1.000100] " IGET "\n" PROBE_RO EXIT;
+	struct fb_outcome o = classify(t);
+	char *dm, why[1024];
+
+	assert_int_equal(o.attrib, FB_ATTRIB_NA);
+	assert_int_equal(fb_dmesg_text(t, strlen(t), &dm), 0);
+	o.attrib = fb_attrib_check(dm, strlen(dm), &want, o.attrib_detail, sizeof(o.attrib_detail));
+	free(dm);
+	assert_int_equal(o.attrib, FB_ATTRIB_MISMATCH);
+	assert_true(fb_attrib_judge(&o, "csum", hit, why, sizeof(why)));
+	assert_string_equal(why, "csum-error names type=inode ino=12 block=42 group=0, "
+			    "the fault hit type=inode ino=12 block=41 group=0");
+	assert_true(fb_attrib_judge(&o, "csum|sanity", hit, why, sizeof(why)));
+	assert_false(fb_attrib_judge(&o, "any", hit, why, sizeof(why)));
+	assert_false(fb_attrib_judge(&o, "sanity", hit, why, sizeof(why)));
+	assert_false(fb_attrib_judge(&o, NULL, hit, why, sizeof(why)));
+	/* free text only, on a kernel that prints csum-error lines */
+	o.attrib = FB_ATTRIB_NONE;
+	assert_true(fb_attrib_judge(&o, "csum", hit, why, sizeof(why)));
+	assert_string_equal(why, "no csum-error line, the fault hit type=inode ino=12 block=41 group=0");
+	/* a case that caught no checksum is judged by detect alone */
+	o.detect = FB_DETECT_SANITY;
+	assert_false(fb_attrib_judge(&o, "csum|sanity", hit, why, sizeof(why)));
+	o.detect = FB_DETECT_CSUM;
+	o.attrib = FB_ATTRIB_MATCH;
+	assert_false(fb_attrib_judge(&o, "csum", hit, why, sizeof(why)));
+	o.attrib = FB_ATTRIB_NA;
+	assert_false(fb_attrib_judge(&o, "csum", hit, why, sizeof(why)));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct CMUnitTest direct[] = {
@@ -391,6 +596,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_io_step),
 		cmocka_unit_test(test_infra),
 		cmocka_unit_test(test_normalise),
+		cmocka_unit_test(test_csum_line_real),
+		cmocka_unit_test(test_csum_line_malformed),
+		cmocka_unit_test(test_csum_object_expect),
+		cmocka_unit_test(test_attrib_check),
+		cmocka_unit_test(test_attrib_judge),
 	};
 	const char *dir = argc > 1 ? argv[1] : "harness/tests/classify";
 	struct CMUnitTest *golden;

@@ -4,7 +4,8 @@
 # needs with clang-14 -fsanitize=fuzzer,address,undefined:
 #   scenario   a scenario file and --set overrides (fb_scenario_load)
 #   matrix     a matrix file, expanded over a few real scenarios
-#   classify   a console transcript (fb_classify, dmesg, excerpt, titles)
+#   classify   a console transcript (fb_classify, dmesg, excerpt, titles,
+#              csum-error attribution)
 #   runload    a run directory's cases.jsonl and run.json (fb_run_load and
 #              the reports, diff on what loads)
 #   steps      a guest step line (step_parse)
@@ -28,7 +29,7 @@ HF_SCENARIO_SRCS := $(addprefix harness/,scenario/scenario.c scenario/matrix.c \
 HF_SRCS_scenario := $(HF_SCENARIO_SRCS) $(HF)/fuzz-scenario.c
 HF_SRCS_matrix := $(HF_SCENARIO_SRCS) $(HF)/fuzz-matrix.c
 HF_SRCS_classify := $(addprefix harness/,classify/classify.c classify/klog.c \
-	outcome.c util.c report/report_dmesg.c) $(HF)/fuzz-classify.c
+	classify/attrib.c outcome.c util.c report/report_dmesg.c) $(HF)/fuzz-classify.c
 HF_SRCS_runload := $(REPORT_SRCS) $(addprefix harness/,util.c outcome.c \
 	kernels.c classify/klog.c) $(HF)/fuzz.c $(HF)/fuzz-runload.c
 HF_SRCS_steps := harness/guest/steps.c $(HF)/fuzz-steps.c
