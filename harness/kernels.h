@@ -8,6 +8,7 @@
 #ifndef FLIPBED_KERNELS_H
 #define FLIPBED_KERNELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct fb_kernel {
@@ -15,6 +16,7 @@ struct fb_kernel {
 	const char *image;	/* the file QEMU loads: vmlinux (PVH) or bzImage */
 	int mem_mb;		/* guest memory */
 	const char *make_target;/* what builds it */
+	bool csum_lines;	/* prints kernel/README.md's csum-error lines */
 };
 
 extern const struct fb_kernel fb_kernels[];

@@ -51,6 +51,84 @@ static void range_action(const struct fb_scenario *s, char *buf, size_t len)
 		snprintf(buf, len, "%s", s->action);
 }
 
+/* Whether bytes [OFF, OFF + LEN) meet a checksum of O or the bytes it covers. */
+static bool hits_csum(const struct fbx_object *o, uint64_t off, uint64_t len)
+{
+	if (!o->ncsum)
+		return false;
+	for (unsigned i = 0; i < o->ncsum; i++)
+		if (off < o->csum[i].off + o->csum[i].len && o->csum[i].off < off + len)
+			return true;
+	for (unsigned i = 0; i < o->ncovered; i++)
+		if (off < o->covered[i].off + o->covered[i].len && o->covered[i].off < off + len)
+			return true;
+	return false;
+}
+
+/*
+ * Whether O's checksum, or bytes it covers, lie outside O: a write of O
+ * lost (dropped, or failed) while the rest reached the disk tears it (an
+ * inode's base and its i_checksum_hi; a bitmap and its descriptor).
+ */
+static bool tears(const struct fbx_object *o)
+{
+	const struct fbx_range *r[] = { o->csum, o->covered };
+	unsigned n[] = { o->ncsum, o->ncovered };
+
+	if (!o->ncsum)
+		return false;
+	for (int k = 0; k < 2; k++)
+		for (unsigned i = 0; i < n[k]; i++)
+			if (r[k][i].off < o->offset ||
+			    r[k][i].off + r[k][i].len > o->offset + o->length)
+				return true;
+	return false;
+}
+
+/*
+ * The csum-error line a patched kernel prints for the fault, when it breaks
+ * the object's checksum: bytes that checksum covers, or the checksum
+ * itself, changed in place (a flip, zeros, ones, random bytes) and not
+ * resealed, or a write of an object whose checksum reaches past it lost.
+ * An EIO on read leaves the object whole, a lost write of a whole block
+ * stale but valid; a misdirected write breaks another object's checksum.
+ */
+static void expect_csum_error(const struct fb_scenario *s, const struct fbx_object *obj,
+			      const struct fbx_patch *patch, struct fb_target *t)
+{
+	bool hit = false;
+
+	if (s->reseal)
+		return;
+	if (patch) {
+		for (size_t i = 0; i < patch->n && !hit; i++)
+			hit = hits_csum(obj, patch->b[i].off, 1);
+	} else if (!strcmp(s->action, "zero") || !strcmp(s->action, "ones") ||
+		   !strcmp(s->action, "random")) {
+		hit = hits_csum(obj, obj->offset, obj->length);
+	} else if (!strcmp(s->action, "drop") ||
+		   (!strcmp(s->action, "eio") && s->timing == FB_TIMING_WRITE)) {
+		hit = tears(obj);
+	}
+	if (!hit || fb_csum_object_expect(s->type, obj->ino, obj->group, obj->pblk,
+					  &t->csum_error))
+		return;
+	t->breaks_csum = true;
+}
+
+/* The target record's "csum_error": the line's fields, or null. */
+static void record_csum_error(struct fb_target *t)
+{
+	char buf[160];
+
+	if (!t->breaks_csum) {
+		json_object_set_new(t->record, "csum_error", json_null());
+		return;
+	}
+	fb_csum_object_format(&t->csum_error, buf, sizeof(buf));
+	json_object_set_new(t->record, "csum_error", json_string(buf));
+}
+
 static int object_rules(const struct fb_scenario *s, const char *image,
 			struct fb_target *t, char *why, size_t len)
 {
@@ -95,6 +173,8 @@ static int object_rules(const struct fb_scenario *s, const char *image,
 		add_rule(t, "on=%s at=%llu len=%llu %s%s", on_word(s->timing),
 			 (unsigned long long)obj->offset, (unsigned long long)obj->length,
 			 action, count);
+		expect_csum_error(s, obj, NULL, t);
+		record_csum_error(t);
 		rc = 0;
 		goto out;
 	}
@@ -114,6 +194,8 @@ static int object_rules(const struct fb_scenario *s, const char *image,
 	}
 	for (char **r = rules; *r; r++)
 		add_rule(t, "%s%s", *r, count);
+	expect_csum_error(s, obj, patch, t);
+	record_csum_error(t);
 	rc = 0;
 out:
 	fbx_rules_free(rules);

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "classify/attrib.h"
 #include "scenario/scenario.h"
 
 #define FB_TARGET_MAX_RULES 64
@@ -19,6 +20,8 @@ struct fb_target {
 	char *rules[FB_TARGET_MAX_RULES];	/* plugin rule lines */
 	int nrules;
 	json_t *record;		/* what was picked: type, path, ino, offset, ... */
+	bool breaks_csum;	/* the fault changes bytes a kernel checksum covers */
+	struct fb_csum_object csum_error;	/* then: what a csum-error line names */
 };
 
 /*
