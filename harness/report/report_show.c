@@ -91,6 +91,20 @@ static void show_file(const struct fb_run *run, const struct fb_case *c,
 	free(path);
 }
 
+/* Whether the csum-error lines named the object the fault hit (attrib.h). */
+static void show_attrib(const struct fb_case *c, FILE *out)
+{
+	const char *a = fb_case_str(c, "outcome.attrib");
+	const char *hit = fb_case_str(c, "target.csum_error");
+	const char *other = fb_case_str(c, "outcome.attrib_detail");
+
+	if (!a || !strcmp(a, "n/a"))
+		return;
+	fprintf(out, "  attrib    %s: the fault hit %s\n", a, hit ? hit : "-");
+	if (other && *other)
+		fprintf(out, "  other csum-error lines: %s\n", other);
+}
+
 static void show_outcome(const struct fb_case *c, FILE *out)
 {
 	static const char *const fields[] = { "detect", "reaction", "fsck", "data" };
@@ -113,6 +127,7 @@ static void show_outcome(const struct fb_case *c, FILE *out)
 		fprintf(out, "  decided by: %s\n", s);
 	if ((s = fb_case_str(c, "outcome.infra")) && *s)
 		fprintf(out, "  infra: %s\n", s);
+	show_attrib(c, out);
 	show_array(out, "mismatch", fb_case_get(c, "mismatch"));
 }
 

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "classify/attrib.h"
 #include "classify/classify.h"
 #include "flipbed-ext4.h"
 #include "guest/steps.h"
@@ -59,6 +60,7 @@ struct casectx {
 	json_t *mismatch;
 	json_t *fsck_codes;
 	char ddetail[512];		/* what the data oracle found */
+	char hit[160];			/* what a csum-error line names for the fault */
 	double t0, t_image, t_boot, t_work, t_fsck;
 };
 
@@ -387,8 +389,12 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 
 /* ---- judging ---- */
 
+/*
+ * The outcome against the expectation, field by field, then whether the
+ * csum-error lines name HIT, the object the fault hit (classify/attrib.h).
+ */
 static enum fb_verdict judge(const struct fb_outcome *out, const struct fb_expect *e,
-			     json_t *mismatch)
+			     const char *hit, json_t *mismatch)
 {
 	const char *got[FB_EXP__COUNT] = {
 		[FB_EXP_DETECT] = fb_detect_name(out->detect),
@@ -397,6 +403,7 @@ static enum fb_verdict judge(const struct fb_outcome *out, const struct fb_expec
 		[FB_EXP_DATA] = fb_data_name(out->data),
 		[FB_EXP_WARNING] = out->warning ? "yes" : "no",
 	};
+	char why[1024];
 
 	for (int f = 0; f < FB_EXP__COUNT; f++) {
 		if (fb_expect_match(e->field[f], got[f]))
@@ -404,6 +411,8 @@ static enum fb_verdict judge(const struct fb_outcome *out, const struct fb_expec
 		json_array_append_new(mismatch, json_sprintf("%s: expected %s, got %s",
 			fb_expect_names[f], e->field[f], got[f]));
 	}
+	if (fb_attrib_judge(out, e->field[FB_EXP_DETECT], hit, why, sizeof(why)))
+		json_array_append_new(mismatch, json_string(why));
 	return json_array_size(mismatch) ? FB_VERDICT_FAIL : FB_VERDICT_PASS;
 }
 
@@ -518,10 +527,11 @@ static void write_text(const char *dir, const char *name, const char *text)
 
 static void write_outcome(json_t *rec, const struct fb_outcome *out)
 {
-	json_object_set_new(rec, "outcome", json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:s}",
+	json_object_set_new(rec, "outcome", json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:s, s:s}",
 		"detect", fb_detect_name(out->detect), "reaction", fb_reaction_name(out->reaction),
 		"fsck", fb_fsck_name(out->fsck), "data", fb_data_name(out->data),
-		"warning", out->warning, "detail", out->detail, "infra", out->infra));
+		"warning", out->warning, "detail", out->detail, "infra", out->infra,
+		"attrib", fb_attrib_name(out->attrib), "attrib_detail", out->attrib_detail));
 }
 
 static int boot_case(struct casectx *x, const char *image, struct fb_vm_result *vr,
@@ -663,6 +673,22 @@ static void check_image(struct casectx *x, const struct fb_golden *g)
 	x->t_fsck = fb_now() - t;
 }
 
+/*
+ * Whether the csum-error lines of DMESG name the object the fault hit:
+ * n/a on a kernel that prints none (stock) or for a fault that breaks no
+ * checksum (target.h).
+ */
+static void attribute(struct casectx *x, const char *dmesg)
+{
+	const struct fb_kernel *k = fb_kernel_find(x->c->kernel);
+
+	if (!k || !k->csum_lines || !x->tgt.breaks_csum)
+		return;
+	fb_csum_object_format(&x->tgt.csum_error, x->hit, sizeof(x->hit));
+	x->out.attrib = fb_attrib_check(dmesg, strlen(dmesg), &x->tgt.csum_error,
+					x->out.attrib_detail, sizeof(x->out.attrib_detail));
+}
+
 /* Classify the transcript and judge the outcome against the expectation. */
 static void judge_case(struct casectx *x, const struct fb_golden *g)
 {
@@ -683,8 +709,10 @@ static void judge_case(struct casectx *x, const struct fb_golden *g)
 			fb_classify(text, len, &x->out);
 			x->out.fsck = f;
 			x->out.data = d;
-			if (fb_dmesg_text(text, len, &dm) == 0)
+			if (fb_dmesg_text(text, len, &dm) == 0) {
 				write_text(x->dir, "dmesg.txt", dm);
+				attribute(x, dm);
+			}
 			free(dm);
 			free(text);
 		}
@@ -705,7 +733,7 @@ static void judge_case(struct casectx *x, const struct fb_golden *g)
 		return;
 	}
 	judge_steps(x, x->mismatch);
-	x->verdict = judge(&x->out, &x->expect, x->mismatch);
+	x->verdict = judge(&x->out, &x->expect, x->hit, x->mismatch);
 }
 
 /*
