@@ -8,6 +8,8 @@
 #                        corpus in build/fuzz/plugin-corpus; reports
 #                        executions, corpus size and crashes
 #   make bench-plugin    file plugin vs flipbed, 0 and 10,000 rules
+#   make bench-plugin-witness  the read witness per request: nothing
+#                        watched vs 10 watched ranges
 
 FB := nbd-plugins/flipbed
 FB_PURE := rule.c mutate.c command.c
@@ -31,7 +33,7 @@ TESTS += $(B)/tests/bin/plugin-unit $(B)/tests/bin/plugin-unit-asan \
 	$(addprefix $(B)/tests/bin/plugin-,$(FB_TESTS)) \
 	$(addprefix $(B)/tests/bin/plugin-,$(addsuffix -asan,$(FB_TESTS))) \
 	$(FB)/tests/plugin-fuzz.sh $(FB)/tests/plugin-names.sh
-BENCHES += bench-plugin
+BENCHES += bench-plugin bench-plugin-witness
 PACKAGES += nbdkit nbdkit-plugin-dev libnbd-dev libnbd-bin libjansson-dev \
 	clang-14 libfuzzer-14-dev libclang-rt-14-dev perl
 
@@ -105,7 +107,7 @@ $(FB)/tests/plugin-fuzz.sh: $(FB_FUZZER)
 FUZZ_SECONDS ?= 600
 FB_FUZZ_DIR := $(B)/fuzz
 
-.PHONY: fuzz-long fuzz-long-plugin bench-plugin
+.PHONY: fuzz-long fuzz-long-plugin bench-plugin bench-plugin-witness
 fuzz-long: fuzz-long-plugin
 fuzz-long-plugin: $(FB_FUZZER)
 	@mkdir -p $(FB_FUZZ_DIR)/plugin-corpus
@@ -116,3 +118,13 @@ fuzz-long-plugin: $(FB_FUZZER)
 
 bench-plugin: $(FB_PLUGIN)
 	$(FB)/bench.sh $(FB_PLUGIN)
+
+# The witness's check alone, outside nbdkit, with the plugin's objects.
+FB_WITNESS_BENCH := $(B)/tests/bin/plugin-witness-bench
+$(FB_WITNESS_BENCH): $(FB)/tests/witness-bench.c $(addprefix $(B)/obj/flipbed/, \
+		witness.o grace.o faultlog.o stats.o ruleset.o rule.o)
+	@mkdir -p $(@D)
+	$(CC) $(FB_CFLAGS) -o $@ $^
+
+bench-plugin-witness: $(FB_PLUGIN) $(FB_WITNESS_BENCH)
+	$(FB)/bench.sh $(FB_PLUGIN) witness $(FB_WITNESS_BENCH)
