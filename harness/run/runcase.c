@@ -496,7 +496,11 @@ static json_t *strv_json(char **v, int n)
 	return a;
 }
 
-static json_t *faults_json(const char *path)
+/*
+ * The records of the plugin's fault log: the applied faults, or (witness)
+ * the read witness's records, which have a "witness" field.
+ */
+static json_t *faults_json(const char *path, bool witness)
 {
 	json_t *a = json_array();
 	FILE *f = fopen(path, "r");
@@ -504,8 +508,10 @@ static json_t *faults_json(const char *path)
 
 	while (f && fgets(line, sizeof(line), f)) {
 		json_t *j = json_loads(line, 0, NULL);
-		if (j)
+		if (j && !json_object_get(j, "witness") == !witness)
 			json_array_append_new(a, j);
+		else
+			json_decref(j);
 	}
 	if (f)
 		fclose(f);
@@ -721,7 +727,7 @@ static void judge_case(struct casectx *x, const struct fb_golden *g)
 		set_infra(x, "golden image %s changed during the case", g->path);
 	/* a fault that never fired says nothing about the kernel */
 	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
-	json_t *fired = faults_json(path);
+	json_t *fired = faults_json(path, false);
 	if (x->tgt.nrules && !json_array_size(fired))
 		set_infra(x, "the fault never fired: no request touched its bytes after it was armed at '%s' (%s)",
 			  x->s->timing == FB_TIMING_REST ? "boot" : x->s->arm, x->tgt.rules[0]);
@@ -793,7 +799,8 @@ static int record_case(struct casectx *x, const struct fb_golden *g)
 		json_array_append_new(rules, json_string(x->tgt.rules[i]));
 	json_object_set_new(rec, "rules", rules);
 	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
-	json_object_set_new(rec, "faults", faults_json(path));
+	json_object_set_new(rec, "faults", faults_json(path, false));
+	json_object_set_new(rec, "witness", faults_json(path, true));
 	json_object_set_new(rec, "steps", x->step_results);
 	write_outcome(rec, &x->out);
 	json_object_set_new(rec, "data_detail", json_string(x->ddetail));
