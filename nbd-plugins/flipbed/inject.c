@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* flipbed: the fault engine (see inject.h).
  *
- * Requests are shown to the read witness (witness.h) before the faults
- * they cause are applied, so that a fault's own request is not counted as
- * one that came after it. A write with rules firing is cut at every rule boundary into segments;
+ * A write with rules firing is cut at every rule boundary into segments;
  * each segment is stored according to the rules covering it: not at all
  * (drop), at +delta instead of in place (misdirect), with its bytes
  * changed (flip, flip-random, zero, ones, random), or as it came.
+ * Requests are shown to the read witness (witness.h) before the faults
+ * they cause are applied, so that a fault's own request is not counted as
+ * one that came after it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -72,7 +73,8 @@ static bool fired_eio(const struct fb_fired *f, enum fb_op op, uint64_t off,
 
 	for (i = 0; i < f->n; i++) {
 		if (f->v[i]->rule.action == FB_EIO) {
-			log_fault(&f->v[i]->rule, fb_op_name(op), off, len, NULL);
+			log_fault(&f->v[i]->rule, fb_op_name(op), off, len,
+				  NULL);
 			eio = true;
 		}
 	}
@@ -137,7 +139,7 @@ struct wreq {
 	const uint8_t *buf;		/* NULL for zero and trim */
 	uint64_t off, len;
 	bool may_trim;
-	bool watched;			/* it overlaps a span the witness watches */
+	bool watched;			/* it overlaps a watched span */
 	struct fb_fired f;
 	struct fb_changes **ch;		/* ch[i]: changes made by f.v[i] */
 };

@@ -23,13 +23,13 @@
 #include "witness.h"
 
 struct watch {
-	uint64_t fault;			/* its fault's seq; 0: a watch rule */
+	uint64_t fault;		/* its fault's seq; 0: a watch rule */
 	char rule[FB_ID_MAX + 1];
 	uint64_t at, len;		/* the span first watched */
 	atomic_bool read_logged, overwrite_logged;
 	_Atomic uint64_t reads, overwrites;
-	size_t nspans;			/* in the live snapshot; under lock */
-	struct watch *next;		/* every watch not ended; under lock */
+	size_t nspans;		/* in the live snapshot; under lock */
+	struct watch *next;	/* every watch not ended; under lock */
 };
 
 struct span {
@@ -60,15 +60,16 @@ static void seen(struct watch *w, enum fb_op op, uint64_t s, uint64_t e)
 {
 	bool read = op == FB_OP_READ;
 	const char *kind = read ? "read" : "overwrite";
+	atomic_bool *logged = read ? &w->read_logged : &w->overwrite_logged;
 	char fault[40];
 
 	atomic_fetch_add(read ? &w->reads : &w->overwrites, 1);
-	if (atomic_exchange(read ? &w->read_logged : &w->overwrite_logged, true))
+	if (atomic_exchange(logged, true))
 		return;
 	nbdkit_debug("flipbed: witness: first %s (%s) of rule %s's span "
 		     "%" PRIu64 "+%" PRIu64 " (fault %" PRIu64 "): offset %"
-		     PRIu64 " len %" PRIu64, kind, fb_op_name(op), w->rule, w->at,
-		     w->len, w->fault, s, e - s);
+		     PRIu64 " len %" PRIu64, kind, fb_op_name(op), w->rule,
+		     w->at, w->len, w->fault, s, e - s);
 	fault_field(w, fault, sizeof fault);
 	fb_faultlog_note("\"witness\":\"%s\",%s\"rule\":\"%s\",\"op\":\"%s\","
 			 "\"offset\":%" PRIu64 ",\"len\":%" PRIu64, kind, fault,
@@ -116,9 +117,10 @@ static void summary(const struct watch *w, const char *why)
 		return;
 	fault_field(w, fault, sizeof fault);
 	fb_faultlog_note("\"witness\":\"summary\",%s\"rule\":\"%s\","
-			 "\"offset\":%" PRIu64 ",\"len\":%" PRIu64 ",\"reads\":%"
-			 PRIu64 ",\"overwrites\":%" PRIu64 ",\"end\":\"%s\"",
-			 fault, w->rule, w->at, w->len, reads, overwrites, why);
+			 "\"offset\":%" PRIu64 ",\"len\":%" PRIu64
+			 ",\"reads\":%" PRIu64 ",\"overwrites\":%" PRIu64
+			 ",\"end\":\"%s\"", fault, w->rule, w->at, w->len,
+			 reads, overwrites, why);
 }
 
 static struct fb_wsnap *snap_alloc(size_t cap)
@@ -241,9 +243,10 @@ static struct fb_wsnap *cut(const struct fb_wsnap *cur, uint64_t off,
 	for (i = 0; i < cur->n; i++) {
 		struct span p = cur->v[i];
 		bool left = p.start < off, right = p.end > end;
+		size_t after = cur->n - i - 1;	/* spans still to copy */
 
 		if (p.end <= off || p.start >= end || !p.w->fault ||
-		    (left && right && s->n + 2 + (cur->n - i - 1) > FB_WITNESS_MAX)) {
+		    (left && right && s->n + 2 + after > FB_WITNESS_MAX)) {
 			s->v[s->n++] = p;
 			continue;
 		}
@@ -268,14 +271,19 @@ void fb_witness_stored(uint64_t off, uint64_t len)
 	/* Most stores touch no fault's span: find out without the lock. */
 	e = fb_grace_enter(&grace);
 	cur = atomic_load(&fb_witness_live);
-	for (i = 0; cur && i < cur->n && cur->v[i].start < off + len && !hit; i++)
-		hit = cur->v[i].end > off && cur->v[i].w->fault;
+	for (i = 0; cur && i < cur->n && cur->v[i].start < off + len; i++) {
+		if (cur->v[i].end > off && cur->v[i].w->fault) {
+			hit = true;
+			break;
+		}
+	}
 	fb_grace_leave(&grace, e);
 	if (!hit)
 		return;
 	pthread_mutex_lock(&lock);
 	cur = atomic_load(&fb_witness_live);
-	if (cur && (s = cut(cur, off, off + len)))
+	s = cur ? cut(cur, off, off + len) : NULL;
+	if (s)
 		swap_in(s, "overwritten");
 	else if (cur)
 		nbdkit_error("flipbed: witness: out of memory: offset %" PRIu64
@@ -290,7 +298,8 @@ void fb_witness_unwatch(const char *id)
 
 	pthread_mutex_lock(&lock);
 	cur = atomic_load(&fb_witness_live);
-	if (cur && (s = snap_alloc(cur->n))) {
+	s = cur ? snap_alloc(cur->n) : NULL;
+	if (s) {
 		for (i = 0; i < cur->n; i++) {
 			const struct watch *w = cur->v[i].w;
 

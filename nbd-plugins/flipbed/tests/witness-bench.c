@@ -48,7 +48,8 @@ static double time_checks(uint64_t n)
 	for (i = 0; i < n; i++) {
 		uint64_t off = (1 << 20) + (i % 4096) * 4096;
 
-		sink = fb_witness_armed() && fb_witness_see(FB_OP_READ, off, 4096);
+		sink = fb_witness_armed() &&
+		       fb_witness_see(FB_OP_READ, off, 4096);
 	}
 	(void)sink;
 	return (now() - t) * 1e9 / n;
@@ -63,7 +64,7 @@ int main(int argc, char **argv)
 	none = time_checks(n);
 	for (i = 0; i < 10; i++) {
 		if (fb_witness_add(i + 1, "r1", i * 65536 + 17, 8) < 0) {
-			fprintf(stderr, "witness-bench: fb_witness_add failed\n");
+			fprintf(stderr, "witness-bench: cannot watch\n");
 			return 1;
 		}
 	}
