@@ -145,6 +145,7 @@ static int cmp_span(const void *a, const void *b)
 static void swap_in(struct fb_wsnap *s, const char *why)
 {
 	struct watch **pp = &watches, *w;
+	struct fb_wsnap *old;
 	size_t i;
 
 	for (w = watches; w; w = w->next)
@@ -155,8 +156,9 @@ static void swap_in(struct fb_wsnap *s, const char *why)
 		free(s);
 		s = NULL;
 	}
-	free(atomic_exchange(&fb_witness_live, s));
+	old = atomic_exchange(&fb_witness_live, s);
 	fb_grace_wait(&grace);
+	free(old);
 	while ((w = *pp)) {
 		if (w->nspans) {
 			pp = &w->next;
