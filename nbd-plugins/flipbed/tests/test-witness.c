@@ -4,9 +4,11 @@
  * the fault's seq, a read elsewhere not at all; an overwrite is logged
  * once and ends the watch of the bytes it stored, all of them or part; a
  * watch rule logs the same way and changes no byte; 1000 reads give one
- * read record and a summary counting them; a bad watch range is refused
- * with the errors of the other rules.
+ * read record and a summary counting them, and the bound holds for
+ * readers and writers on several connections at once; a bad watch range
+ * is refused with the errors of the other rules.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,10 @@
 #define SIZE (1 << 20)
 #define REST 4096		/* rules=: on=rest at=REST+1 len=2 flip=0,9 */
 #define WATCH 8192		/* rules=: id=w1 watch at=WATCH len=16 */
+#define BUSY 0x80000		/* BUSY_SPANS rest flips, one per 4 KiB */
+#define BUSY_SPANS 64
+#define THREADS 4
+#define OPS 300
 
 static uint8_t buf[SIZE];
 
@@ -192,7 +198,7 @@ static void test_watch_rule(struct nbd_handle *h)
 		      "a watch rule changed byte %zu", WATCH - 4090 + i);
 	CHECK(nbd_trim(h, 4, WATCH + 12, 0) == 0, "trim: %s", nbd_get_error());
 	expect_record(witness("overwrite", "w1"), 0, WATCH + 12, 4, "trim");
-	fbt_pread(h, buf, 16, WATCH);	/* an overwrite ends no watch rule */
+	fbt_pread(h, buf, 16, WATCH);	/* overwrites end no watch rule */
 	json_decref(witness("read", "w1"));
 
 	fbt_ctl_ok("add id=w2 watch at=60000 len=8");
@@ -215,6 +221,84 @@ static void test_bound(struct nbd_handle *h)
 		fbt_pread(h, buf, 512, 70000);
 	expect_record(witness("read", "hot"), 0, 70000, 512, "read");
 	expect_none("summary", "hot", "a summary while watched");
+}
+
+static void *busy_client(void *arg)
+{
+	struct nbd_handle *h = fbt_connect();
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	uint8_t b[8192];
+	int i;
+
+	memset(b, 0x33, sizeof b);
+	for (i = 0; i < OPS; i++) {
+		uint64_t off = BUSY + rand_r(&seed) % (BUSY_SPANS * 4096 - 8192);
+		size_t len = 1 + rand_r(&seed) % 8192;
+
+		if (rand_r(&seed) % 4 == 0)
+			fbt_pwrite(h, b, len, off, 0);
+		else
+			fbt_pread(h, b, len, off);
+	}
+	nbd_close(h);
+	return NULL;
+}
+
+/* The busy flips' faults, each with at most one read and one overwrite
+ * record (and, once nbdkit has exited, one summary).
+ */
+static void expect_busy_bound(void)
+{
+	json_t *log = fbt_faultlog(), *o;
+	size_t i, k, first = 0, reads[BUSY_SPANS] = { 0 };
+	size_t overwrites[BUSY_SPANS] = { 0 }, summaries[BUSY_SPANS] = { 0 };
+
+	json_array_foreach(log, i, o) {
+		if (!first && !json_object_get(o, "witness") &&
+		    strcmp(str(o, "rule"), "busy0") == 0)
+			first = num(o, "seq");
+	}
+	CHECK(first, "no fault record for rule busy0");
+	json_array_foreach(log, i, o) {
+		const char *kind = str(o, "witness");
+
+		if (strncmp(str(o, "rule"), "busy", 4) || !*kind)
+			continue;
+		k = num(o, "fault") - first;
+		CHECK(k < BUSY_SPANS && num(o, "offset") >= BUSY + k * 4096,
+		      "record %s names another fault", json_dumps(o, 0));
+		reads[k] += strcmp(kind, "read") == 0;
+		overwrites[k] += strcmp(kind, "overwrite") == 0;
+		summaries[k] += strcmp(kind, "summary") == 0;
+	}
+	for (k = 0; k < BUSY_SPANS; k++)
+		CHECK(reads[k] <= 1 && overwrites[k] <= 1 && summaries[k] <= 1,
+		      "busy%zu: %zu read, %zu overwrite, %zu summary records",
+		      k, reads[k], overwrites[k], summaries[k]);
+	json_decref(log);
+}
+
+/* Readers and writers on several connections over the busy spans, while
+ * overwrites end and split watches under them.
+ */
+static void test_busy(void)
+{
+	pthread_t t[THREADS];
+	char cmd[128];
+	size_t k;
+
+	for (k = 0; k < BUSY_SPANS; k++) {
+		snprintf(cmd, sizeof cmd, "add id=busy%zu on=rest at=%zu len=4 "
+			 "flip=0,31", k, BUSY + k * 4096 + 100);
+		fbt_ctl_ok(cmd);
+	}
+	for (k = 0; k < THREADS; k++)
+		CHECK(pthread_create(&t[k], NULL, busy_client,
+				     (void *)(uintptr_t)(k + 1)) == 0,
+		      "pthread_create");
+	for (k = 0; k < THREADS; k++)
+		pthread_join(t[k], NULL);
+	expect_busy_bound();
 }
 
 static void expect_err(const char *cmd, const char *part)
@@ -273,6 +357,7 @@ static void test_summary(void)
 	      "summary of the rest flip: %s", json_dumps(o, 0));
 	json_decref(o);
 	expect_none("summary", "once", "a summary with nothing unlogged");
+	expect_busy_bound();
 }
 
 int main(void)
@@ -295,6 +380,7 @@ int main(void)
 	test_request_faults(h);
 	test_watch_rule(h);
 	test_bound(h);
+	test_busy();
 	test_bad_watch();
 	nbd_close(h);
 	fbt_stop();
