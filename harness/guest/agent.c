@@ -44,6 +44,8 @@ static void setup(void)
 		die("mount /sys");
 	if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) && errno != EBUSY)
 		die("mount /dev");
+	/* tracepoints (ext4:ext4_csum_error ...), where the kernel has tracing */
+	(void)mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
 }
 
 /* Device nodes appear when their driver probes; give it a few seconds. */

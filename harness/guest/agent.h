@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guest agent's internal surface (one file per job: chan.c talks to the
- * host, kmsg.c forwards kernel messages, ops.c runs steps, pattern.c makes
- * file contents). The protocol is described in README.md.
+ * host, kmsg.c forwards kernel messages, ops.c runs steps, race.c the
+ * concurrent ones, pattern.c makes file contents). The protocol is described in README.md.
  */
 #ifndef FLIPBED_AGENT_H
 #define FLIPBED_AGENT_H
@@ -46,5 +46,9 @@ int op_run(int n, const struct step *s, char *detail, size_t len);
 
 /* copy.c: the copy-source step (the tree of the read-only disk /dev/vdb). */
 int op_copy_source(int n, const struct step *s, char *detail, size_t len);
+
+/* race.c: the inode-update race (attr-race) and its check after a remount. */
+int op_attr_race(int n, const struct step *s, char *detail, size_t len);
+int op_attr_check(int n, const struct step *s, char *detail, size_t len);
 
 #endif

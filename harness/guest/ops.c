@@ -456,12 +456,65 @@ static int op_tree(int n, const struct step *s, int hash, char *detail, size_t l
 	return t.first_err;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * cat of a directory of one-value files (sysfs: /sys/fs/ext4/vda/csum_errors):
+ * one "out N NAME VALUE" line per file, sorted by name, each value's first
+ * line (at most 256 bytes).
+ */
+static int op_cat_dir(int n, const char *path, char *detail, size_t len)
+{
+	enum { MAX_FILES = 256 };
+	static char names[MAX_FILES][256];
+	char *sorted[MAX_FILES];
+	unsigned count = 0;
+	struct dirent *d;
+	DIR *dir = opendir(path);
+
+	if (!dir)
+		return errno;
+	while ((d = readdir(dir)) && count < MAX_FILES) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(names[count], sizeof(names[0]), "%s", d->d_name);
+		sorted[count] = names[count];
+		count++;
+	}
+	closedir(dir);
+	qsort(sorted, count, sizeof(sorted[0]), cmp_names);
+	for (unsigned i = 0; i < count; i++) {
+		char file[STEP_MAX_LINE + 260], value[257] = "";
+		int fd;
+
+		snprintf(file, sizeof(file), "%s/%s", path, sorted[i]);
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ssize_t r = read(fd, value, sizeof(value) - 1);
+
+			value[r > 0 ? r : 0] = '\0';
+			close(fd);
+		}
+		value[strcspn(value, "\n")] = '\0';
+		chan_send("out %d %s %s", n, sorted[i], fd < 0 ? "?" : value);
+	}
+	snprintf(detail, len, "files=%u", count);
+	return 0;
+}
+
 static int op_cat(int n, const struct step *s, char *detail, size_t len)
 {
 	static char buf[65536 + 1];
 	size_t got = 0;
-	int fd = open(s->argv[0], O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd;
 
+	if (!stat(s->argv[0], &st) && S_ISDIR(st.st_mode))
+		return op_cat_dir(n, s->argv[0], detail, len);
+	fd = open(s->argv[0], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	while (got < sizeof(buf) - 1) {
@@ -483,6 +536,21 @@ static int op_cat(int n, const struct step *s, char *detail, size_t len)
 		chan_send("out %d %s", n, line);
 	snprintf(detail, len, "bytes=%zu", got);
 	return 0;
+}
+
+static int op_set(const struct step *s)
+{
+	int fd = open(s->argv[0], O_WRONLY | O_CLOEXEC);
+	size_t n = strlen(s->argv[1]);
+	int e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, s->argv[1], n) != (ssize_t)n)
+		e = errno ? errno : EIO;
+	if (close(fd) && !e)
+		e = errno;
+	return e;
 }
 
 static int op_truncate(const struct step *s)
@@ -627,6 +695,7 @@ int op_run(int n, const struct step *s, char *detail, size_t len)
 	case STEP_SLEEP: return op_sleep(s);
 	case STEP_HASH: return op_tree(n, s, 1, detail, len);
 	case STEP_CAT: return op_cat(n, s, detail, len);
+	case STEP_SET: return op_set(s);
 	case STEP_TRUNCATE: return op_truncate(s);
 	case STEP_WALK: return op_tree(n, s, 0, detail, len);
 	case STEP_PWRITE: return op_pwrite(s, detail, len);
@@ -636,6 +705,8 @@ int op_run(int n, const struct step *s, char *detail, size_t len)
 	case STEP_PUNCH: return op_fallocate(s, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE);
 	case STEP_INLINE: return op_inline(s, detail, len);
 	case STEP_COPY_SOURCE: return op_copy_source(n, s, detail, len);
+	case STEP_ATTR_RACE: return op_attr_race(n, s, detail, len);
+	case STEP_ATTR_CHECK: return op_attr_check(n, s, detail, len);
 	case STEP_COUNT: break;
 	}
 	return EINVAL;
