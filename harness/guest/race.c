@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * The inode-update race steps (attr-race, attr-check): several threads
- * change the attributes of their own files while others look up the rest
- * of the directory and flush and evict the caches, so that the inodes of
- * one inode table block are written, read and re-read at the same time.
- * Every updater knows the mode and times its last round set; a lost update
- * (the kernel wrote an older copy of the inode over a newer one) shows as
- * a file whose attributes are not its last round's, right after the race
- * (attr-race) and after a remount (attr-check, same arguments).
+ * The inode-update race steps (attr-race, attr-check): threads change the
+ * attributes of the files DIR/fN while another thread, again and again,
+ * writes everything back (sync) and at once looks up one of DIR's v* files,
+ * so that an inode table block is read (a v* inode whose checksum fails is
+ * retried with csum_retry) while the other inodes of the block are being
+ * written. Every fN knows the mode and times its last round set: a lost
+ * update (the kernel wrote an older copy of the inode over a newer one)
+ * shows as a file whose attributes are not its last round's, right after
+ * the race (attr-race) and after a remount (attr-check, same arguments).
  *
- * Files: DIR/f0 .. DIR/f{THREADS-1} are updated; every other regular file
- * of DIR whose name starts with 'v' is only looked up.
+ * Thread K of THREADS updates the files fN with N % THREADS == K, one
+ * round after another: chmod, utimensat and stat of each.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -27,17 +29,18 @@
 
 #define RACE_MAX_THREADS 64
 #define RACE_MAX_ROUNDS 100000
-#define RACE_MAX_VICTIMS 256
+#define RACE_MAX_FILES 1024
+#define RACE_NAME 64
 
-/* What round R of updater K sets: a mode with owner read kept, and times. */
-static mode_t race_mode(unsigned k, unsigned r)
+/* What round R sets on file fN: a mode with owner read kept, and times. */
+static mode_t race_mode(unsigned n, unsigned r)
 {
-	return 0400 | ((r * 7 + k) & 0377);
+	return 0400 | ((r * 7 + n) & 0377);
 }
 
-static time_t race_time(unsigned k, unsigned r)
+static time_t race_time(unsigned n, unsigned r)
 {
-	return 1000000 + (time_t)r * 100 + k;
+	return 1000000 + (time_t)r * 100 + n;
 }
 
 struct race {
@@ -45,7 +48,9 @@ struct race {
 	unsigned threads, rounds;
 	atomic_int running;		/* updaters still at work */
 	atomic_int err;			/* first errno an updater met */
-	char victims[RACE_MAX_VICTIMS][STEP_MAX_LINE + 8 + 258];
+	unsigned files[RACE_MAX_FILES];	/* the N of each fN */
+	unsigned nfiles;
+	char victims[RACE_MAX_FILES][RACE_NAME];
 	unsigned nvictims;
 	atomic_ulong lookups, flushes;
 };
@@ -56,9 +61,9 @@ struct updater {
 	pthread_t tid;
 };
 
-static void file_path(char *out, size_t len, const char *dir, unsigned k)
+static void file_path(char *out, size_t len, const char *dir, unsigned n)
 {
-	snprintf(out, len, "%s/f%u", dir, k);
+	snprintf(out, len, "%s/f%u", dir, n);
 }
 
 static void *race_update(void *arg)
@@ -67,64 +72,53 @@ static void *race_update(void *arg)
 	struct race *rc = u->race;
 	char path[sizeof(rc->dir) + 16];
 
-	file_path(path, sizeof(path), rc->dir, u->k);
-	for (unsigned r = 1; r <= rc->rounds; r++) {
-		struct timespec ts[2] = {
-			{ .tv_sec = race_time(u->k, r) }, { .tv_sec = race_time(u->k, r) },
-		};
-		struct stat st;
-		int e = 0;
+	for (unsigned r = 1; r <= rc->rounds && !atomic_load(&rc->err); r++) {
+		for (unsigned i = u->k; i < rc->nfiles; i += rc->threads) {
+			unsigned n = rc->files[i];
+			struct timespec ts[2] = {
+				{ .tv_sec = race_time(n, r) }, { .tv_sec = race_time(n, r) },
+			};
+			struct stat st;
+			int e = 0;
 
-		if (chmod(path, race_mode(u->k, r)))
-			e = errno;
-		else if (utimensat(AT_FDCWD, path, ts, 0))
-			e = errno;
-		else if (stat(path, &st))
-			e = errno;
-		if (e) {
-			int zero = 0;
+			file_path(path, sizeof(path), rc->dir, n);
+			if (chmod(path, race_mode(n, r)))
+				e = errno;
+			else if (utimensat(AT_FDCWD, path, ts, 0))
+				e = errno;
+			else if (stat(path, &st))
+				e = errno;
+			if (e) {
+				int zero = 0;
 
-			atomic_compare_exchange_strong(&rc->err, &zero, e);
-			break;
+				atomic_compare_exchange_strong(&rc->err, &zero, e);
+				break;
+			}
 		}
 	}
 	atomic_fetch_sub(&rc->running, 1);
 	return NULL;
 }
 
-/* Look the other files up, again and again, while the updaters run. */
-static void *race_lookup(void *arg)
-{
-	struct race *rc = arg;
-	struct stat st;
-
-	while (atomic_load(&rc->running) > 0) {
-		for (unsigned i = 0; i < rc->nvictims; i++) {
-			(void)stat(rc->victims[i], &st);
-			atomic_fetch_add(&rc->lookups, 1);
-		}
-		if (!rc->nvictims)
-			usleep(1000);
-	}
-	return NULL;
-}
-
-/* Write the dirty inodes back and evict what is clean, every few ms. */
+/* Write everything back, then look one v* file up at once, every 1 ms. */
 static void *race_flush(void *arg)
 {
 	struct race *rc = arg;
+	char path[sizeof(rc->dir) + RACE_NAME + 2];
+	unsigned i = 0;
 
 	while (atomic_load(&rc->running) > 0) {
-		int fd;
+		struct stat st;
 
 		sync();
-		fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-		if (fd >= 0) {
-			(void)!write(fd, "3", 1);
-			close(fd);
-		}
 		atomic_fetch_add(&rc->flushes, 1);
-		usleep(2000);
+		if (rc->nvictims) {
+			snprintf(path, sizeof(path), "%s/%s", rc->dir,
+				 rc->victims[i++ % rc->nvictims]);
+			(void)stat(path, &st);
+			atomic_fetch_add(&rc->lookups, 1);
+		}
+		usleep(1000);
 	}
 	return NULL;
 }
@@ -142,28 +136,57 @@ static int race_args(const struct step *s, struct race *rc)
 	return 0;
 }
 
+/* The fN files (their N) and the v* files of the directory. */
+static int race_scan(struct race *rc)
+{
+	struct dirent *d;
+	DIR *dir = opendir(rc->dir);
+
+	if (!dir)
+		return errno;
+	while ((d = readdir(dir))) {
+		char *end;
+		unsigned long n;
+
+		if (d->d_name[0] == 'f' && d->d_name[1] >= '0' && d->d_name[1] <= '9') {
+			n = strtoul(d->d_name + 1, &end, 10);
+			if (*end || n > 1000000 || rc->nfiles == RACE_MAX_FILES)
+				continue;
+			rc->files[rc->nfiles++] = (unsigned)n;
+		} else if (d->d_name[0] == 'v' && strlen(d->d_name) < RACE_NAME &&
+			   rc->nvictims < RACE_MAX_FILES) {
+			snprintf(rc->victims[rc->nvictims++], RACE_NAME, "%s", d->d_name);
+		}
+	}
+	closedir(dir);
+	return rc->nfiles ? 0 : ENOENT;
+}
+
 /* Every updated file holds its last round's mode and times. */
 static int race_verify(int n, const struct race *rc, char *detail, size_t len)
 {
 	unsigned lost = 0;
 
-	for (unsigned k = 0; k < rc->threads; k++) {
+	for (unsigned i = 0; i < rc->nfiles; i++) {
 		char path[sizeof(rc->dir) + 16];
+		unsigned f = rc->files[i];
 		struct stat st;
 
-		file_path(path, sizeof(path), rc->dir, k);
+		file_path(path, sizeof(path), rc->dir, f);
 		if (stat(path, &st))
 			return errno;
-		mode_t want = race_mode(k, rc->rounds);
-		time_t t = race_time(k, rc->rounds);
+		mode_t want = race_mode(f, rc->rounds);
+		time_t t = race_time(f, rc->rounds);
 		if ((st.st_mode & 07777) != want || st.st_mtime != t || st.st_atime != t) {
-			chan_send("out %d lost f%u mode %04o mtime %lld atime %lld, want %04o %lld",
-				  n, k, (unsigned)(st.st_mode & 07777), (long long)st.st_mtime,
-				  (long long)st.st_atime, (unsigned)want, (long long)t);
+			if (lost < 20)
+				chan_send("out %d lost f%u mode %04o mtime %lld atime %lld, want %04o %lld",
+					  n, f, (unsigned)(st.st_mode & 07777),
+					  (long long)st.st_mtime, (long long)st.st_atime,
+					  (unsigned)want, (long long)t);
 			lost++;
 		}
 	}
-	snprintf(detail, len, "files=%u lost=%u", rc->threads, lost);
+	snprintf(detail, len, "files=%u lost=%u", rc->nfiles, lost);
 	return lost ? EBADDATA : 0;
 }
 
@@ -171,52 +194,31 @@ int op_attr_race(int n, const struct step *s, char *detail, size_t len)
 {
 	static struct race rc;
 	struct updater u[RACE_MAX_THREADS];
-	pthread_t lookup, flush;
-	struct dirent *d;
-	DIR *dir;
+	pthread_t flush;
+	unsigned started = 0;
 	int e;
 
 	memset(&rc, 0, sizeof(rc));
-	if ((e = race_args(s, &rc)))
+	if ((e = race_args(s, &rc)) || (e = race_scan(&rc)))
 		return e;
-	dir = opendir(rc.dir);
-	if (!dir)
-		return errno;
-	while ((d = readdir(dir)) && rc.nvictims < RACE_MAX_VICTIMS) {
-		char *v = rc.victims[rc.nvictims];
-		size_t dl = strlen(rc.dir);
-
-		if (d->d_name[0] != 'v')
-			continue;
-		memcpy(v, rc.dir, dl);
-		v[dl] = '/';
-		memcpy(v + dl + 1, d->d_name, strnlen(d->d_name, 255) + 1);
-		rc.nvictims++;
-	}
-	closedir(dir);
-
 	atomic_store(&rc.running, (int)rc.threads);
 	for (unsigned k = 0; k < rc.threads; k++) {
 		u[k] = (struct updater){ .race = &rc, .k = k };
 		if (pthread_create(&u[k].tid, NULL, race_update, &u[k])) {
-			/* the ones not started count as finished */
-			atomic_fetch_sub(&rc.running, (int)(rc.threads - k));
-			rc.threads = k;
 			atomic_store(&rc.err, EAGAIN);
+			atomic_fetch_sub(&rc.running, (int)(rc.threads - k));
 			break;
 		}
+		started++;
 	}
-	int have_lookup = !pthread_create(&lookup, NULL, race_lookup, &rc);
 	int have_flush = !pthread_create(&flush, NULL, race_flush, &rc);
-	for (unsigned k = 0; k < rc.threads; k++)
+	for (unsigned k = 0; k < started; k++)
 		pthread_join(u[k].tid, NULL);
-	if (have_lookup)
-		pthread_join(lookup, NULL);
 	if (have_flush)
 		pthread_join(flush, NULL);
 	if ((e = atomic_load(&rc.err)))
 		return e;
-	if (!have_lookup || !have_flush)
+	if (!have_flush)
 		return EAGAIN;
 	e = race_verify(n, &rc, detail, len);
 	size_t used = strlen(detail);
@@ -231,7 +233,7 @@ int op_attr_check(int n, const struct step *s, char *detail, size_t len)
 	int e;
 
 	memset(&rc, 0, sizeof(rc));
-	if ((e = race_args(s, &rc)))
+	if ((e = race_args(s, &rc)) || (e = race_scan(&rc)))
 		return e;
 	return race_verify(n, &rc, detail, len);
 }

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Patch 0001 for the allocation bitmaps: group 0's block or inode bitmap
+# Patch 0002 for the allocation bitmaps: group 0's block or inode bitmap
 # checksum (kept in the group descriptor) is cleared with debugfs set_bg and
 # the descriptor resealed (checksum calc). Writing a new file reads both
 # bitmaps: the filesystem goes read-only on both kernels; patched names the
 # bitmap. The proof of read-only is a truncate of an existing file: with
 # the only group's inode bitmap marked corrupt, creating a file fails with
-# ENOSPC before the aborted journal could say EROFS. Patch 0006: the error
+# ENOSPC before the aborted journal could say EROFS. Patch 0007: the error
 # the superblock records (first_error_*, read back with dumpe2fs) is
 # EFSBADCRC at the bitmap's block on patched, EFSCORRUPTED at block 0 on
 # stock.
@@ -37,7 +37,7 @@ for c in "$@"; do
 	kt_has $1-patched "$line" && ok "patched: $line" ||
 		{ check_fail "patched: no '$line'"; grep -F "csum-error" "$T/$1-patched.out"; }
 	kt_has $1-stock "csum-error" && check_fail "stock: $2: a csum-error line?"
-	# the error the superblock recorded (patch 0006): EFSBADCRC at the
+	# the error the superblock recorded (patch 0007): EFSBADCRC at the
 	# bitmap's block on patched, EFSCORRUPTED and no block (0, which dumpe2fs
 	# does not print) on stock
 	for v in stock patched; do

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Patch 0004: metadata checksums are verified before the contents they
+# Patch 0005: metadata checksums are verified before the contents they
 # cover. One bit of the magic of an extent leaf block and of an xattr
 # block is flipped at rest: stock reports sanity errors ("invalid magic",
 # "corrupted xattr block") without a checksum failure; patched reports both

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Patch 0001 for the objects read at mount time: a bad superblock, group
-# descriptor or journal superblock checksum refuses the mount on both
+# Patches 0001 (jbd2) and 0002 (ext4) for the objects read at mount time: a
+# bad superblock, group descriptor or journal superblock checksum refuses
+# the mount on both
 # kernels, with the errno measured on 6.1.192 (EBADMSG, EUCLEAN, EBADMSG);
 # patched says which object failed in the structured line (jbd2's with
 # "JBD2" for "EXT4-fs") and stock only in free text.

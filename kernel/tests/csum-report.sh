@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Patches 0001+0002: every checksum failure gives one structured csum-error
+# Patches 0002+0003: every checksum failure gives one structured csum-error
 # line with the object's type, inode, block and group, and the sysfs counter
 # agrees. Five objects are corrupted at rest (their checksum bytes zapped)
 # in one image; the guest touches each once. Stock prints only free text.

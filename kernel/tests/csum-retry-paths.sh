@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# csum_retry (patch 0005) on the paths csum-retry.sh does not take:
+# csum_retry (patch 0006) on the paths csum-retry.sh does not take:
 #   once    a sticky bad inode looked up three times: one csum-error line,
 #           csum_errors inode 1, and the plugin saw two faulty reads (the
 #           first read and one re-read), not one per lookup

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Patch 0005: csum_retry survives a transient checksum failure. The flipbed
+# Patch 0006: csum_retry survives a transient checksum failure. The flipbed
 # plugin flips one bit of inode /d/small's bytes in the first read of its
 # inode table block only (on=read count=1): with csum_retry the re-read
 # verifies, the kernel logs a "recovered" csum-error line, counts it in

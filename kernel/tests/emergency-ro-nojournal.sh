@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Patch 0003: errors=remount-ro stops writes on a filesystem without a
+# Patch 0004: errors=remount-ro stops writes on a filesystem without a
 # journal. 6.1.192 marks the filesystem aborted instead of setting SB_RDONLY
 # and relies on the aborted journal to refuse new handles; with no journal
 # nothing refuses them: mkdir and a file write after the error succeed, the

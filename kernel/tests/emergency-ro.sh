@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Patch 0003: after errors=remount-ro fires, /proc/mounts shows emergency_ro
+# Patch 0004: after errors=remount-ro fires, /proc/mounts shows emergency_ro
 # (6.1 keeps saying plain "rw") and "Remounting filesystem read-only" is
 # printed once, however many errors follow (6.1 prints it after each one).
 # Groups: quick.

@@ -50,7 +50,7 @@ kt_boot() {
 kt_has() { grep -qF -- "$2" "$T/$1.out"; }
 # kt_count NAME FIXED-STRING: how many lines hold it
 kt_count() { grep -cF -- "$2" "$T/$1.out"; }
-# kt_csum_line TYPE INO BLOCK GROUP: the structured line of patch 0001
+# kt_csum_line TYPE INO BLOCK GROUP: the structured line of patch 0002
 kt_csum_line() {
 	echo "EXT4-fs csum-error (device vda): type=$1 ino=$2 block=$3 group=$4"
 }

@@ -6,7 +6,11 @@ TESTS += kernel/tests/csum-report.sh kernel/tests/emergency-ro.sh \
 	kernel/tests/csum-retry.sh kernel/tests/csum-mount.sh \
 	kernel/tests/csum-first.sh kernel/tests/csum-journal.sh \
 	kernel/tests/csum-bitmap.sh kernel/tests/emergency-ro-nojournal.sh \
-	kernel/tests/csum-retry-paths.sh
+	kernel/tests/csum-retry-paths.sh kernel/tests/csum-retry-race.sh \
+	kernel/tests/csum-trace.sh
+# The race runs under KASAN and lockdep too: make check builds the debug
+# variant (kernel/config/kasan.config) as well.
+CHECK_NEEDS += $(B)/kernel/kasan/bzImage
 PACKAGES += e2fsprogs python3
 
 # Create/unlink 10000 files on stock, patched and patched+csum_retry.
