@@ -16,7 +16,18 @@ require_kernel stock
 # The tree: sizes around the inline limit of 256-byte inodes (128 bytes),
 # an extent file, a sparse file, a long and a short symlink, a hard-linked
 # pair, an empty directory, a fifo and an xattr.
+# The tree needs user xattrs: $T (under TMPDIR) may be a tmpfs without
+# them; build/ is on the repository's filesystem, which has them.
 tree=$T/tree
+mkdir -p "$tree"
+if ! setfattr -n user.flipbed-probe -v 1 "$tree" 2>/dev/null; then
+	tree=$B/tmp/copy-source.$$
+	rm -rf "$tree"; mkdir -p "$tree"
+	trap 'rm -rf "$T" "$tree"' EXIT
+	setfattr -n user.flipbed-probe -v 1 "$tree" 2>/dev/null ||
+		skip_anywhere "no user xattrs on $T or in $B/tmp"
+fi
+setfattr -x user.flipbed-probe "$tree"
 mkdir -p "$tree/d/e" "$tree/empty"
 for n in 1 60 128 129 5000; do
 	head -c $n /dev/urandom > "$tree/d/f$n"
@@ -29,7 +40,7 @@ ln -s "$(printf 'x%.0s' $(seq 100))" "$tree/d/long"
 ln "$tree/d/f5000" "$tree/d/e/hard"
 mkfifo "$tree/fifo"
 chmod 0750 "$tree/d/e"
-setfattr -n user.flipbed -v hello "$tree/d/f60" 2>/dev/null || skip "no user xattrs on $T"
+setfattr -n user.flipbed -v hello "$tree/d/f60" || fail "setfattr on $tree"
 
 src=$T/src.img
 mke2fs -q -F -t ext4 -d "$tree" "$src" 8M || fail "mke2fs -d $tree"
