@@ -16,11 +16,7 @@ img=$T/base.img
 kt_mkfs "$img"
 head -c 5000 /dev/zero > "$T/a"
 head -c 1000 /dev/zero | tr '\0' v > "$T/val"
-python3 -c "
-f = open('$T/sparse', 'wb')
-for i in range(8):
-    f.seek(i * 65536); f.write(b'x' * 4096)
-"
+kt_sparse "$T/sparse"
 kt_debugfs "$img" "write $T/sparse ext" "write $T/a x" "ea_set -f $T/val /x user.big"
 ino_ext=$(kt_ino "$img" /ext)
 blk_ext=$(debugfs -R "stat /ext" "$img" 2>/dev/null | sed -n 's/.*(ETB0):\([0-9]*\).*/\1/p')

@@ -15,11 +15,7 @@ head -c 3 /dev/zero > "$T/src/small"
 head -c 5000 /dev/zero > "$T/src/a"
 head -c 1000 /dev/zero | tr '\0' v > "$T/src/val"
 # 8 separate 4 KiB extents: more than the inode holds, so an extent leaf block
-python3 -c "
-f = open('$T/src/sparse', 'wb')
-for i in range(8):
-    f.seek(i * 65536); f.write(b'x' * 4096)
-"
+kt_sparse "$T/src/sparse"
 {
 	echo "mkdir d"; echo "mkdir dir"; echo "mkdir h"
 	echo "write $T/src/small d/small"

@@ -83,11 +83,7 @@ kt_has skip "step 3 may stat /d/small -> err EBADMSG" && ok "skip: dirty table b
 # --- an extent leaf that verifies on the re-read and then fails sanity -----
 ext=$T/ext.img
 kt_mkfs "$ext"
-python3 -c "
-f = open('$T/sparse', 'wb')
-for i in range(8):
-    f.seek(i * 65536); f.write(b'x' * 4096)
-"
+kt_sparse "$T/sparse"
 kt_debugfs "$ext" "write $T/sparse ext"
 eblk=$(debugfs -R "stat /ext" "$ext" 2>/dev/null | sed -n 's/.*(ETB0):\([0-9]*\).*/\1/p')
 [ -n "$eblk" ] || fail "no extent leaf block for /ext"

@@ -73,11 +73,7 @@ kt_has sticky "step 3 may write /new 100 sync -> err EROFS" && ok "sticky: read-
 # xattr block, each recovered with csum_retry
 img2=$T/more.img
 kt_mkfs "$img2"
-python3 -c "
-f = open('$T/sparse', 'wb')
-for i in range(8):
-    f.seek(i * 65536); f.write(b'x' * 4096)
-"
+kt_sparse "$T/sparse"
 head -c 1000 /dev/zero | tr '\0' v > "$T/val"
 {
 	echo "mkdir dir"; echo "write $T/sparse ext"; echo "write $T/small x"

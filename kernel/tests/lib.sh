@@ -28,6 +28,17 @@ kt_debugfs() {
 	for c in "$@"; do echo "$c"; done | debugfs -w -f - "$img" >/dev/null 2>&1
 }
 
+# kt_sparse FILE: 8 separate 4 KiB extents, 64 KiB apart: written into an
+# image, the file's extent tree has a leaf block (debugfs stat: ETB0)
+kt_sparse() {
+	python3 -c "
+import sys
+f = open(sys.argv[1], 'wb')
+for i in range(8):
+    f.seek(i * 65536); f.write(b'x' * 4096)
+" "$1"
+}
+
 # kt_stat IMG PATH FIELD-REGEX: one value from debugfs stat
 kt_ino() { debugfs -R "stat $2" "$1" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p'; }
 kt_bmap() { debugfs -R "bmap $2 $3" "$1" 2>/dev/null; }
