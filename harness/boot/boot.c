@@ -149,6 +149,9 @@ static int check_steps(struct boot *b)
 	for (int i = 0; i < b->nsteps; i++)
 		if (step_parse(b->steps[i], &b->parsed[i], why, sizeof(why)))
 			return bad("--step %d: %s", i + 1, why);
+		else if (b->parsed[i].id == STEP_CRASH && i + 1 < b->nsteps)
+			return bad("--step %d: crash must be the last step (the guest is gone after it)",
+				   i + 1);
 	for (int a = 0; a < b->nat; a++) {
 		int found = 0;
 

@@ -22,6 +22,7 @@
 
 static char *steps[MAX_STEPS];
 static int nsteps;
+static int crashed;	/* a crash step ran: reboot now, without sync */
 
 /* Last words go to the console: the host channel may be what failed. */
 static void die(const char *what)
@@ -89,6 +90,7 @@ static int run_step(int i)
 		return 0;
 	}
 	rc = op_run(i + 1, &s, detail, sizeof(detail));
+	crashed |= s.id == STEP_CRASH;
 	if (rc)
 		result = rc == EBADDATA ? "EBADDATA" : errname(rc, b, sizeof(b));
 	/* the kernel messages this step caused come before its result */
@@ -112,7 +114,7 @@ int main(void)
 	if (receive_steps())
 		die("the host closed the channel before 'go'");
 	wait_for(DISK);
-	for (int i = 0; i < nsteps; i++) {
+	for (int i = 0; i < nsteps && !crashed; i++) {
 		int met = run_step(i);
 
 		passed += met == 1;
@@ -121,7 +123,9 @@ int main(void)
 	kmsg_stop();
 	chan_send("done %d %d", passed, failed);
 	chan_drain();
-	sync();
+	/* a crash step leaves the disk as the kernel left it: no sync */
+	if (!crashed)
+		sync();
 	reboot(RB_AUTOBOOT);
 	die("reboot");
 }

@@ -101,6 +101,28 @@ static int has_dotdot(const char *a)
 	return 0;
 }
 
+/*
+ * Mount options hold no path (a path there is usually a misplaced step
+ * argument), except an external journal's device: journal_path=/dev/NAME,
+ * NAME a word (vdb, the second disk).
+ */
+static int mount_opts_ok(const char *a)
+{
+	const char *jp = "journal_path=/dev/";
+	char buf[STEP_MAX_LINE];
+
+	snprintf(buf, sizeof(buf), "%s", a);
+	for (char *o = strtok(buf, ","); o; o = strtok(NULL, ",")) {
+		if (!strncmp(o, jp, strlen(jp))) {
+			if (!o[strlen(jp)] || !is_word(o + strlen(jp)))
+				return 0;
+		} else if (strchr(o, '/')) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
 /* Check one argument against its letter in steps.def. */
 static const char *check_arg(char kind, const char *a)
 {
@@ -124,7 +146,8 @@ static const char *check_arg(char kind, const char *a)
 			return NULL;
 		return "sync, direct or append";
 	case 'o':
-		return strchr(a, '/') ? "mount options, comma separated (\"errors=panic,noload\")" : NULL;
+		return mount_opts_ok(a) ? NULL :
+			"mount options, comma separated (\"errors=panic,noload\"); a path only as journal_path=/dev/NAME";
 	}
 	return "nothing (internal error: bad argument letter in steps.def)";
 }

@@ -30,5 +30,12 @@ bool fb_vocab_step_valid(const char *text, char *why, size_t whylen)
 {
 	struct step s;
 
-	return step_parse(text, &s, why, whylen) == 0;
+	if (step_parse(text, &s, why, whylen))
+		return false;
+	/* a case goes on after its workload (probe, umount, next mount) */
+	if (s.id == STEP_CRASH) {
+		snprintf(why, whylen, "crash ends the guest; it is a step of flipbed boot, not of a scenario");
+		return false;
+	}
+	return true;
 }

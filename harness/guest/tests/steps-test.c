@@ -54,6 +54,8 @@ int main(void)
 {
 	accepts("mount", STEP_MOUNT, 0);
 	accepts("mount errors=panic,noload", STEP_MOUNT, 1);
+	accepts("mount journal_path=/dev/vdb,errors=remount-ro", STEP_MOUNT, 1);
+	accepts("crash", STEP_CRASH, 0);
 	accepts("write /a 5000", STEP_WRITE, 2);
 	accepts("write /a 5000 append", STEP_WRITE, 3);
 	accepts("read /f 8192 /c", STEP_READ, 3);
@@ -74,6 +76,10 @@ int main(void)
 	refuses("", "empty step");
 	refuses("frobnicate /a", "accepted: mount, umount");
 	refuses("write /a", "usage: write P BYTES");
+	refuses("mount /dev/vda", "journal_path=/dev/NAME");
+	refuses("mount journal_path=/dev/../x", "journal_path=/dev/NAME");
+	refuses("mount journal_path=/dev/", "journal_path=/dev/NAME");
+	refuses("crash now", "wrong number of arguments");
 	refuses("write /a 5000 sync extra", "wrong number of arguments");
 	refuses("write a 5000", "starting with '/'");
 	refuses("write /a -1", "a byte count");
