@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* flipbed: the control line grammar. One command per line:
- *   add RULE | del ID | clear | list | stats
+ *   add RULE | del ID | clear | list | stats | release
  * Words are separated by spaces or tabs; a trailing \r is ignored so that
  * interactive clients sending CRLF work.
  */
@@ -57,7 +57,7 @@ int fb_cmd_parse(const char *line, struct fb_cmd *cmd, char *err, size_t errlen)
 	} cmds[] = {
 		{ "add", FB_CMD_ADD }, { "del", FB_CMD_DEL },
 		{ "clear", FB_CMD_CLEAR }, { "list", FB_CMD_LIST },
-		{ "stats", FB_CMD_STATS },
+		{ "stats", FB_CMD_STATS }, { "release", FB_CMD_RELEASE },
 	};
 	const char *p = skip_blanks(line);
 	size_t n = word_len(p), i;
@@ -70,7 +70,8 @@ int fb_cmd_parse(const char *line, struct fb_cmd *cmd, char *err, size_t errlen)
 	}
 	if (i == sizeof cmds / sizeof cmds[0]) {
 		snprintf(err, errlen, "unknown command '%.*s' (expected add, "
-			 "del, clear, list or stats)", (int)(n > 32 ? 32 : n), p);
+			 "del, clear, list, stats or release)",
+			 (int)(n > 32 ? 32 : n), p);
 		return -1;
 	}
 	cmd->kind = cmds[i].kind;

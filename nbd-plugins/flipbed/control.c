@@ -33,6 +33,7 @@
 #include "image.h"
 #include "inject.h"
 #include "ruleset.h"
+#include "stall.h"
 #include "stats.h"
 #include "witness.h"
 
@@ -290,7 +291,11 @@ void fb_control_execute(const char *line,
 	case FB_CMD_STATS:
 		fb_stats_get(&reads, &writes, &faults);
 		answer(put, opaque, "ok reads=%" PRIu64 " writes=%" PRIu64
-		       " faults=%" PRIu64, reads, writes, faults);
+		       " faults=%" PRIu64 " held=%" PRIu64, reads, writes,
+		       faults, fb_stall_held());
+		break;
+	case FB_CMD_RELEASE:
+		answer(put, opaque, "ok released=%" PRIu64, fb_stall_release());
 		break;
 	}
 	fb_cmd_free(&cmd);

@@ -107,6 +107,8 @@ static void format(struct sbuf *b, const struct fb_fault *f, uint64_t n)
 	    fb_action_name(r->action), f->offset, f->len);
 	if (r->action == FB_MISDIRECT)
 		add(b, ",\"to\":%" PRIu64, f->offset + (uint64_t)r->delta);
+	if (r->action == FB_STALL)
+		add(b, ",\"ms\":%" PRIu64, r->stall_ms);
 	if (f->changes) {
 		const struct fb_changes *c = f->changes;
 

@@ -4,9 +4,11 @@
  * {"seq":1,"ns":123,"rule":"r1","op":"read","action":"flip",
  *  "offset":1024,"len":1,"changed":1,
  *  "changes":[{"offset":1024,"old":0,"new":1}]}
- * misdirect adds "to" (where the bytes went). Other records (the read
- * witness's, witness.h) share the sequence and the ns field. Each record
- * is appended with a single write(2) to a file opened O_APPEND.
+ * misdirect adds "to" (where the bytes went), stall "ms" (0: until
+ * released); a torn record's offset and len are the part of the write it
+ * kept from the image. Other records (the read witness's, witness.h)
+ * share the sequence and the ns field. Each record is appended with a
+ * single write(2) to a file opened O_APPEND.
  */
 #ifndef FLIPBED_FAULTLOG_H
 #define FLIPBED_FAULTLOG_H

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* nbdkit-flipbed-plugin: serve a raw image like the file plugin and
  * corrupt it on demand, following fault rules armed at start (rules=) or
- * through a control socket (control=). See nbdkit-flipbed-plugin.pod.
+ * through a control socket (control=), and log what reaches the image
+ * (writelog=). See nbdkit-flipbed-plugin.pod.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,10 +24,12 @@
 #include "ruleset.h"
 #include "stats.h"
 #include "witness.h"
+#include "writelog.h"
 
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
 
 static char *image_path, *control_path, *faultlog_path, *rules_path;
+static char *writelog_path;
 static bool extents_on;
 
 static void flipbed_unload(void)
@@ -36,10 +39,12 @@ static void flipbed_unload(void)
 	fp_image_close();
 	fb_witness_close();
 	fb_faultlog_close();
+	fb_writelog_close();
 	free(image_path);
 	free(control_path);
 	free(faultlog_path);
 	free(rules_path);
+	free(writelog_path);
 }
 
 static int set_path(char **dst, const char *key, const char *value)
@@ -61,6 +66,8 @@ static int flipbed_config(const char *key, const char *value)
 		return set_path(&faultlog_path, key, value);
 	if (strcmp(key, "rules") == 0)
 		return set_path(&rules_path, key, value);
+	if (strcmp(key, "writelog") == 0)
+		return set_path(&writelog_path, key, value);
 	if (strcmp(key, "extents") == 0) {
 		r = nbdkit_parse_bool(value);
 		if (r < 0)
@@ -69,15 +76,16 @@ static int flipbed_config(const char *key, const char *value)
 		return 0;
 	}
 	nbdkit_error("unknown parameter '%s' (expected file, control, "
-		     "faultlog, rules or extents)", key);
+		     "faultlog, rules, writelog or extents)", key);
 	return -1;
 }
 
 #define flipbed_config_help \
 	"file=IMAGE            (required) The raw image to serve.\n" \
-	"control=SOCKET        Unix socket for add/del/clear/list/stats.\n" \
+	"control=SOCKET        Unix socket for add/del/clear/list/stats/release.\n" \
 	"faultlog=FILE         Append one JSON line per applied fault.\n" \
 	"rules=FILE            Rules to arm at start, one per line.\n" \
+	"writelog=FILE         Log every write, zero, trim and flush (binary).\n" \
 	"extents=on|off        Report holes (SEEK_DATA/SEEK_HOLE); default off."
 
 /* The outcomes of read_line. */
@@ -156,6 +164,19 @@ static void bad_line(const char *path, size_t lineno, enum line_read got,
 		nbdkit_error("rules=%s:%zu: %m", path, lineno);
 }
 
+/* A bare stall holds requests until a release that only the control
+ * socket can give.
+ */
+static int check_release(struct fb_rule *r, char *err, size_t errlen)
+{
+	if (r->action != FB_STALL || r->stall_ms || control_path)
+		return 0;
+	snprintf(err, errlen, "a bare stall holds requests until release, "
+		 "which needs control=SOCKET (or give stall=MS)");
+	fb_rule_free(r);
+	return -1;
+}
+
 /* Arm every rule of rules=FILE; an error names the file and line. */
 static int load_rules(const char *path)
 {
@@ -181,6 +202,7 @@ static int load_rules(const char *path)
 		if (*p == '#' || *p == '\0')
 			continue;
 		if (fb_rule_parse(p, &r, err, sizeof err) < 0 ||
+		    check_release(&r, err, sizeof err) < 0 ||
 		    fb_control_arm(&r, err, sizeof err) < 0) {
 			nbdkit_error("rules=%s:%zu: %s", path, lineno, err);
 			ret = -1;
@@ -198,6 +220,11 @@ static int flipbed_config_complete(void)
 	}
 	if (fp_image_open(image_path) < 0) {
 		nbdkit_error("file=%s: %m", image_path);
+		return -1;
+	}
+	/* Before rules=FILE: its rest rules' changes are logged. */
+	if (writelog_path && fb_writelog_open(writelog_path) < 0) {
+		nbdkit_error("writelog=%s: %m", writelog_path);
 		return -1;
 	}
 	if (faultlog_path && fb_faultlog_open(faultlog_path) < 0) {
@@ -266,29 +293,40 @@ static int flipbed_pread(void *handle, void *buf, uint32_t count,
 			 uint64_t offset, uint32_t flags)
 {
 	fb_stats_read();
-	if (fp_image_pread(buf, count, offset) < 0)
-		return -1;
 	if (fb_rules_armed() || fb_witness_armed())
 		return fb_inject_read(buf, count, offset);
-	return 0;
+	return fp_image_pread(buf, count, offset);
+}
+
+/* Stores a write, zero or trim as it came, and logs it. */
+static int store_as_sent(enum fb_op op, const void *buf, uint32_t count,
+			 uint64_t offset, uint32_t flags)
+{
+	int r;
+
+	if (op == FB_OP_WRITE)
+		r = fp_image_pwrite(buf, count, offset);
+	else if (op == FB_OP_ZERO)
+		r = fp_image_zero(count, offset, flags & NBDKIT_FLAG_MAY_TRIM);
+	else
+		r = fp_image_trim(count, offset);
+	if (r == 0 && fb_writelog_active())
+		fb_writelog_store(op, fb_writelog_flags(op, flags), buf, count,
+				  offset);
+	return r;
 }
 
 /* Stores a write, zero or trim through the rules, then honours FUA. */
 static int store(enum fb_op op, const void *buf, uint32_t count,
 		 uint64_t offset, uint32_t flags)
 {
-	bool may_trim = flags & NBDKIT_FLAG_MAY_TRIM;
 	int r;
 
 	fb_stats_write();
 	if (fb_rules_armed() || fb_witness_armed())
-		r = fb_inject_write(op, buf, count, offset, may_trim);
-	else if (op == FB_OP_WRITE)
-		r = fp_image_pwrite(buf, count, offset);
-	else if (op == FB_OP_ZERO)
-		r = fp_image_zero(count, offset, may_trim);
+		r = fb_inject_write(op, buf, count, offset, flags);
 	else
-		r = fp_image_trim(count, offset);
+		r = store_as_sent(op, buf, count, offset, flags);
 	if (r == 0 && (flags & NBDKIT_FLAG_FUA))
 		r = fp_image_flush();
 	return r;
@@ -314,7 +352,11 @@ static int flipbed_trim(void *handle, uint32_t count, uint64_t offset,
 
 static int flipbed_flush(void *handle, uint32_t flags)
 {
-	return fp_image_flush();
+	if (fp_image_flush() < 0)
+		return -1;
+	if (fb_writelog_active())
+		fb_writelog_flush();
+	return 0;
 }
 
 static int flipbed_extents(void *handle, uint32_t count, uint64_t offset,

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* flipbed: the fault engine (see inject.h).
  *
- * A write with rules firing is cut at every rule boundary into segments;
- * each segment is stored according to the rules covering it: not at all
- * (drop), at +delta instead of in place (misdirect), with its bytes
- * changed (flip, flip-random, zero, ones, random), or as it came.
+ * Stall rules act first, in a pass of their own: the request is held
+ * outside the rule snapshot (stall.h), then meets the rules armed by the
+ * time it is released. A write with rules firing is first cut short by
+ * the torn rules among them (the shortest tear wins), then cut at every
+ * rule boundary into segments; each segment is stored according to the
+ * rules covering it: not at all (drop), at +delta instead of in place
+ * (misdirect), with its bytes changed (flip, flip-random, zero, ones,
+ * random), or as it came. Every piece stored goes to the write log.
  * Requests are shown to the read witness (witness.h) before the faults
  * they cause are applied, so that a fault's own request is not counted as
  * one that came after it.
@@ -21,7 +25,9 @@
 #include "image.h"
 #include "inject.h"
 #include "mutate.h"
+#include "stall.h"
 #include "witness.h"
+#include "writelog.h"
 
 #define CHUNK (1024 * 1024)	/* bytes changed per buffer */
 
@@ -64,6 +70,15 @@ static void log_fault(const struct fb_rule *r, const char *op, uint64_t off,
 		watch_changes(seq, &f);
 }
 
+/* A torn rule's record: the part of the request it kept from the image. */
+static void log_torn(const struct fb_rule *r, enum fb_op op, uint64_t off,
+		     uint64_t len)
+{
+	struct fb_fault f = { r, fb_op_name(op), off, len, NULL };
+
+	fb_faultlog_write(&f);
+}
+
 /* If an eio rule fired, log every eio rule that did and return true. */
 static bool fired_eio(const struct fb_fired *f, enum fb_op op, uint64_t off,
 		      uint64_t len)
@@ -89,6 +104,57 @@ static void see(enum fb_op op, uint64_t off, uint64_t len, bool *watched)
 		*watched = hit;
 }
 
+static const char *const stall_ends[] = {
+	[FB_STALL_TIMEOUT] = "its time is up",
+	[FB_STALL_RELEASED] = "released",
+	[FB_STALL_SHUTDOWN] = "nbdkit is shutting down or the client left",
+};
+
+/* Hold the request while the stall rules that fire for it say: the
+ * longest of their times, or until release when one of them has none.
+ */
+static int stall(enum fb_op op, uint64_t off, uint64_t len)
+{
+	char id[FB_ID_MAX + 1] = "";
+	struct fb_snapshot *snap;
+	enum fb_stall_end how;
+	bool forever = false;
+	uint64_t ms = 0;
+	struct fb_fired f;
+	unsigned epoch;
+	size_t i, n = 0;
+
+	snap = fb_rules_enter(&epoch);
+	if (snap && snap->nstall)
+		n = fb_rules_fire_stalls(snap, op, off, len, &f);
+	for (i = 0; i < n; i++) {
+		const struct fb_rule *r = &f.v[i]->rule;
+
+		log_fault(r, fb_op_name(op), off, len, NULL);
+		forever |= r->stall_ms == 0;
+		if (r->stall_ms > ms)
+			ms = r->stall_ms;
+		if (!id[0] || r->stall_ms == 0)
+			strcpy(id, r->id);
+	}
+	if (n)
+		fb_fired_free(&f);
+	fb_rules_leave(epoch);
+	if (n == 0)
+		return 0;
+	nbdkit_debug("flipbed: rule %s: %s offset %" PRIu64 " len %" PRIu64
+		     " held until %s", id, fb_op_name(op), off, len,
+		     forever ? "released" : "released or its time is up");
+	how = fb_stall_hold(forever ? 0 : ms);
+	nbdkit_debug("flipbed: rule %s: %s offset %" PRIu64 " goes on: %s",
+		     id, fb_op_name(op), off, stall_ends[how]);
+	if (how == FB_STALL_SHUTDOWN) {
+		errno = ESHUTDOWN;
+		return -1;
+	}
+	return 0;
+}
+
 int fb_inject_read(void *buf, uint64_t len, uint64_t off)
 {
 	struct fb_changes *ch = NULL;
@@ -98,6 +164,10 @@ int fb_inject_read(void *buf, uint64_t len, uint64_t off)
 	int ret = 0;
 	size_t i;
 
+	if (fb_rules_armed() && stall(FB_OP_READ, off, len) < 0)
+		return -1;
+	if (fp_image_pread(buf, len, off) < 0)
+		return -1;
 	if (!fb_rules_armed()) {
 		see(FB_OP_READ, off, len, NULL);
 		return 0;
@@ -138,7 +208,9 @@ struct wreq {
 	enum fb_op op;
 	const uint8_t *buf;		/* NULL for zero and trim */
 	uint64_t off, len;
+	uint64_t stored;		/* len, or less when torn */
 	bool may_trim;
+	unsigned wlflags;		/* FB_WLOG_* of what it stores */
 	bool watched;			/* it overlaps a watched span */
 	struct fb_fired f;
 	struct fb_changes **ch;		/* ch[i]: changes made by f.v[i] */
@@ -153,14 +225,23 @@ static bool covers(const struct fb_rule *r, uint64_t s, uint64_t e)
 static int store_plain(const struct wreq *w, uint64_t s, uint64_t e,
 		       uint64_t delta)
 {
+	const uint8_t *data = w->buf ? w->buf + (s - w->off) : NULL;
+	int r;
+
 	switch (w->op) {
 	case FB_OP_WRITE:
-		return fp_image_pwrite(w->buf + (s - w->off), e - s, s + delta);
+		r = fp_image_pwrite(data, e - s, s + delta);
+		break;
 	case FB_OP_ZERO:
-		return fp_image_zero(e - s, s + delta, w->may_trim);
+		r = fp_image_zero(e - s, s + delta, w->may_trim);
+		break;
 	default:
-		return fp_image_trim(e - s, s + delta);
+		r = fp_image_trim(e - s, s + delta);
+		break;
 	}
+	if (r == 0 && fb_writelog_active())
+		fb_writelog_store(w->op, w->wlflags, data, e - s, s + delta);
+	return r;
 }
 
 /* Store [s, e) changed by the data rules covering it, at each target. */
@@ -187,6 +268,9 @@ static int store_changed(const struct wreq *w, uint64_t s, uint64_t e,
 				free(scratch);
 				return -1;
 			}
+			if (fb_writelog_active())
+				fb_writelog_store(FB_OP_WRITE, w->wlflags,
+						  scratch, n, c + deltas[i]);
 		}
 	}
 	free(scratch);
@@ -233,7 +317,9 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Cut the request at every rule boundary and store each piece. */
+/* Cut the part of the request to store at every rule boundary and store
+ * each piece. Rules that lie in a torn-off tail cut nothing.
+ */
 static int store_request(const struct wreq *w)
 {
 	size_t nb = 0, i;
@@ -246,11 +332,12 @@ static int store_request(const struct wreq *w)
 		goto out;
 	}
 	b[nb++] = w->off;
-	b[nb++] = w->off + w->len;
+	b[nb++] = w->off + w->stored;
 	for (i = 0; i < w->f.n; i++) {
 		uint64_t s, e;
 
-		fb_overlap(&w->f.v[i]->rule, w->off, w->len, &s, &e);
+		if (!fb_overlap(&w->f.v[i]->rule, w->off, w->stored, &s, &e))
+			continue;
 		b[nb++] = s;
 		b[nb++] = e;
 	}
@@ -280,11 +367,17 @@ static int write_fired(struct wreq *w)
 				goto out;
 		}
 	}
+	w->wlflags |= FB_WLOG_FAULT;
 	ret = store_request(w);
-	if (ret == 0) {
-		for (i = 0; i < w->f.n; i++)
-			log_fault(&w->f.v[i]->rule, fb_op_name(w->op), w->off,
-				  w->len, w->ch[i]);
+	for (i = 0; ret == 0 && i < w->f.n; i++) {
+		const struct fb_rule *r = &w->f.v[i]->rule;
+
+		if (r->action == FB_TORN)
+			log_torn(r, w->op, w->off + w->stored,
+				 w->len - w->stored);
+		else
+			log_fault(r, fb_op_name(w->op), w->off, w->len,
+				  w->ch[i]);
 	}
 out:
 	for (i = 0; i < w->f.n; i++)
@@ -304,17 +397,35 @@ static int store_whole(struct wreq *w)
 	return 0;
 }
 
+/* The shortest tear of the torn rules that fired, or the whole request. */
+static uint64_t stored_part(const struct fb_fired *f, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		const struct fb_rule *r = &f->v[i]->rule;
+
+		if (r->action == FB_TORN && r->torn * FB_SECTOR < len)
+			len = r->torn * FB_SECTOR;
+	}
+	return len;
+}
+
 int fb_inject_write(enum fb_op op, const void *buf, uint64_t len,
-		    uint64_t off, bool may_trim)
+		    uint64_t off, uint32_t flags)
 {
 	struct wreq w = { .op = op, .buf = buf, .off = off, .len = len,
-			  .may_trim = may_trim };
+			  .stored = len };
 	struct fb_snapshot *snap;
 	unsigned epoch;
 	int ret;
 
+	w.may_trim = flags & NBDKIT_FLAG_MAY_TRIM;
+	w.wlflags = fb_writelog_flags(op, flags);
 	if (!fb_rules_armed())
 		return store_whole(&w);
+	if (stall(op, off, len) < 0)
+		return -1;
 	snap = fb_rules_enter(&epoch);
 	if (!snap || fb_rules_fire(snap, op, off, len, &w.f) == 0) {
 		fb_rules_leave(epoch);
@@ -325,6 +436,7 @@ int fb_inject_write(enum fb_op op, const void *buf, uint64_t len,
 		ret = -1;
 	} else {
 		see(op, off, len, &w.watched);
+		w.stored = stored_part(&w.f, len);
 		ret = write_fired(&w);
 	}
 	fb_fired_free(&w.f);
@@ -349,6 +461,8 @@ int fb_inject_rest(const struct fb_rule *r)
 		fb_mutate(r, c, buf, n, ch);
 		if (fp_image_pwrite(buf, n, c) < 0)
 			goto out;
+		if (fb_writelog_active())
+			fb_writelog_store(FB_OP_WRITE, FB_WLOG_REST, buf, n, c);
 	}
 	if (fp_image_flush() < 0)
 		goto out;

@@ -12,9 +12,9 @@
 #                        watched vs 10 watched ranges
 
 FB := nbd-plugins/flipbed
-FB_PURE := rule.c mutate.c command.c
+FB_PURE := rule.c mutate.c command.c wlog.c
 FB_SRCS := $(FB_PURE) grace.c ruleset.c stats.c faultlog.c image.c \
-	witness.c inject.c control.c flipbed.c
+	witness.c stall.c writelog.c inject.c control.c flipbed.c
 FB_TESTS := serve faults control concurrency witness
 FB_HDRS := $(wildcard $(FB)/*.h)
 

@@ -21,7 +21,7 @@ static const char *const action_names[] = {
 	[FB_FLIP] = "flip", [FB_FLIP_RANDOM] = "flip-random",
 	[FB_ZERO] = "zero", [FB_ONES] = "ones", [FB_RANDOM] = "random",
 	[FB_EIO] = "eio", [FB_DROP] = "drop", [FB_MISDIRECT] = "misdirect",
-	[FB_WATCH] = "watch",
+	[FB_WATCH] = "watch", [FB_TORN] = "torn", [FB_STALL] = "stall",
 };
 
 const char *fb_on_name(enum fb_on on)
@@ -187,6 +187,43 @@ static int parse_number_word(const char *key, const char *v, size_t vn,
 	return 0;
 }
 
+/* torn=N: N sectors, as many as a request can hold. */
+static int parse_torn(struct fb_rule *r, struct seen *s, const char *w,
+		      size_t wn, const char *v, size_t vn, char *err,
+		      size_t errlen)
+{
+	if (set_action(r, s, FB_TORN, w, wn, err, errlen) < 0)
+		return -1;
+	if (!v)
+		return fail(err, errlen,
+			    "torn needs =N: the 512-byte sectors of a write "
+			    "it stores");
+	if (parse_u64(v, vn, &r->torn) < 0 || r->torn == 0 ||
+	    r->torn > FB_TORN_MAX)
+		return fail(err, errlen,
+			    "torn=%.*s: expected the 512-byte sectors of a "
+			    "write to store, 1 to %d", (int)vn, v, FB_TORN_MAX);
+	return 0;
+}
+
+/* stall=MS, or a bare stall held until released. */
+static int parse_stall(struct fb_rule *r, struct seen *s, const char *w,
+		       size_t wn, const char *v, size_t vn, char *err,
+		       size_t errlen)
+{
+	if (set_action(r, s, FB_STALL, w, wn, err, errlen) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	if (parse_u64(v, vn, &r->stall_ms) < 0 || r->stall_ms == 0 ||
+	    r->stall_ms > FB_STALL_MAX_MS)
+		return fail(err, errlen,
+			    "stall=%.*s: expected milliseconds, 1 to %d (10 "
+			    "minutes), or a bare stall (held until release)",
+			    (int)vn, v, FB_STALL_MAX_MS);
+	return 0;
+}
+
 static int parse_word(struct fb_rule *r, struct seen *s, const char *w,
 		      size_t wn, char *err, size_t errlen)
 {
@@ -205,6 +242,10 @@ static int parse_word(struct fb_rule *r, struct seen *s, const char *w,
 	size_t i;
 
 #define KEY(k) (kn == strlen(k) && memcmp(w, k, kn) == 0)
+	if (KEY("stall"))
+		return parse_stall(r, s, w, wn, v, vn, err, errlen);
+	if (KEY("torn"))
+		return parse_torn(r, s, w, wn, v, vn, err, errlen);
 	for (i = 0; i < sizeof bare / sizeof bare[0]; i++) {
 		if (!KEY(bare[i].name))
 			continue;
@@ -216,7 +257,7 @@ static int parse_word(struct fb_rule *r, struct seen *s, const char *w,
 	if (!eq)
 		return fail(err, errlen,
 			    "'%.*s': expected key=value or one of zero, ones, "
-			    "random, eio, drop, watch", (int)wn, w);
+			    "random, eio, drop, watch, stall", (int)wn, w);
 	if (KEY("on")) {
 		if (s->on)
 			return fail(err, errlen, "on= given twice");
@@ -286,7 +327,7 @@ static int parse_word(struct fb_rule *r, struct seen *s, const char *w,
 	return fail(err, errlen,
 		    "unknown key '%.*s' (expected on, at, len, flip, "
 		    "flip-random, zero, ones, random, eio, drop, misdirect, "
-		    "watch, count, after, seed, id)", (int)kn, w);
+		    "watch, torn, stall, count, after, seed, id)", (int)kn, w);
 }
 
 /* Which actions make sense where: rest changes the file once, so it has
@@ -307,6 +348,20 @@ static int check_action(const struct fb_rule *r, const struct seen *s,
 		return 0;
 	}
 
+	if (r->action == FB_TORN && r->on != FB_ON_WRITE)
+		return fail(err, errlen,
+			    "torn needs on=write (it cuts what a write stores)");
+	/* A range given must be longer than the tear, or a write of just
+	 * that range would be stored whole. Without len= the rule tears
+	 * every longer write that touches at=.
+	 */
+	if (r->action == FB_TORN && s->len && r->torn * FB_SECTOR >= r->len)
+		return fail(err, errlen,
+			    "torn=%" PRIu64 " keeps %" PRIu64 " bytes, not "
+			    "fewer than len=%" PRIu64 ": a write of the rule's "
+			    "range would be stored whole (give a longer len=, "
+			    "or none to tear every longer write that touches "
+			    "at=)", r->torn, r->torn * FB_SECTOR, r->len);
 	if (r->on == FB_ON_REST && !fb_action_changes_data(r->action))
 		return fail(err, errlen,
 			    "%s needs on=read or on=write (on=rest takes flip, "
@@ -381,7 +436,8 @@ static int check_range(struct fb_rule *r, const struct seen *s,
 	if (!s->action)
 		return fail(err, errlen,
 			    "an action is required (flip=, flip-random=, zero, "
-			    "ones, random, eio, drop, misdirect= or watch)");
+			    "ones, random, eio, drop, misdirect=, watch, torn= "
+			    "or stall)");
 	if (!s->len)
 		r->len = 1;
 	if (r->len == 0)
@@ -533,8 +589,10 @@ int fb_rule_format(const struct fb_rule *r, char *buf, size_t len)
 		put(&o, "watch at=%" PRIu64 " len=%" PRIu64, r->at, r->len);
 		return (int)o.used;
 	}
-	put(&o, "on=%s at=%" PRIu64 " len=%" PRIu64 " ", on_names[r->on],
-	    r->at, r->len);
+	put(&o, "on=%s at=%" PRIu64 " ", on_names[r->on], r->at);
+	/* A torn rule has len=1 only when len= was left out. */
+	if (r->action != FB_TORN || r->len != 1)
+		put(&o, "len=%" PRIu64 " ", r->len);
 	switch (r->action) {
 	case FB_FLIP:
 		put(&o, "flip=");
@@ -546,6 +604,15 @@ int fb_rule_format(const struct fb_rule *r, char *buf, size_t len)
 		break;
 	case FB_MISDIRECT:
 		put(&o, "misdirect=%" PRId64, r->delta);
+		break;
+	case FB_TORN:
+		put(&o, "torn=%" PRIu64, r->torn);
+		break;
+	case FB_STALL:
+		if (r->stall_ms)
+			put(&o, "stall=%" PRIu64, r->stall_ms);
+		else
+			put(&o, "stall");
 		break;
 	default:
 		put(&o, "%s", action_names[r->action]);
@@ -568,6 +635,7 @@ bool fb_rule_equal(const struct fb_rule *a, const struct fb_rule *b)
 	       (a->nbits == 0 ||
 		memcmp(a->bits, b->bits, a->nbits * sizeof *a->bits) == 0) &&
 	       a->flip_random == b->flip_random && a->delta == b->delta &&
+	       a->torn == b->torn && a->stall_ms == b->stall_ms &&
 	       a->count == b->count && a->after == b->after &&
 	       a->has_seed == b->has_seed && a->seed == b->seed;
 }

@@ -14,6 +14,12 @@
 #define FB_ID_MAX 63		/* longest id=NAME */
 #define FB_LINE_MAX 4096	/* longest rule or control line */
 #define FB_FLIP_RANDOM_MAX 65536 /* most bits one flip-random= may pick */
+#define FB_SECTOR 512		/* the unit of torn= */
+/* Most sectors torn= may keep: an NBD request is shorter than 4 GiB, so a
+ * tear at 8388608 sectors or more could never cut one.
+ */
+#define FB_TORN_MAX 8388607
+#define FB_STALL_MAX_MS 600000	/* longest stall=MS: 10 minutes */
 
 enum fb_on { FB_ON_REST, FB_ON_READ, FB_ON_WRITE };
 
@@ -27,6 +33,8 @@ enum fb_action {
 	FB_DROP,
 	FB_MISDIRECT,
 	FB_WATCH,	/* changes nothing: the read witness watches the range */
+	FB_TORN,	/* stores the first torn sectors of a write, no more */
+	FB_STALL,	/* holds the request for stall_ms, or until released */
 };
 
 struct fb_rule {
@@ -42,6 +50,8 @@ struct fb_rule {
 	size_t nbits;
 	uint64_t flip_random;	/* N of flip-random=N */
 	int64_t delta;		/* misdirect=DELTA */
+	uint64_t torn;		/* torn=N: sectors of FB_SECTOR bytes kept */
+	uint64_t stall_ms;	/* stall=MS; 0: bare stall, held until released */
 	uint64_t count;		/* 0: no count= (stays armed) */
 	uint64_t after;
 	uint64_t seed;
@@ -77,7 +87,7 @@ const char *fb_on_name(enum fb_on on);
 const char *fb_action_name(enum fb_action a);
 
 /* True for the actions that change bytes (flip, flip-random, zero, ones,
- * random), as opposed to eio, drop, misdirect and watch.
+ * random), as opposed to eio, drop, misdirect, watch, torn and stall.
  */
 bool fb_action_changes_data(enum fb_action a);
 

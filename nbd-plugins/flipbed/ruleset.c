@@ -37,7 +37,7 @@ const char *fb_op_name(enum fb_op op)
 }
 
 /* watch rules never fire: the read witness serves them (witness.h). */
-static bool applies(const struct fb_rule *r, enum fb_op op)
+static bool applies(const struct fb_rule *r, enum fb_op op, uint64_t len)
 {
 	if (r->action == FB_WATCH)
 		return false;
@@ -45,7 +45,10 @@ static bool applies(const struct fb_rule *r, enum fb_op op)
 		return r->on == FB_ON_READ;
 	if (r->on != FB_ON_WRITE)
 		return false;
-	/* A trim has no data to change: only eio, drop and misdirect. */
+	/* A write no longer than the tear would be stored whole. */
+	if (r->action == FB_TORN)
+		return op != FB_OP_TRIM && len > r->torn * FB_SECTOR;
+	/* A trim has no data to change: only eio, drop, misdirect, stall. */
 	return op != FB_OP_TRIM || !fb_action_changes_data(r->action);
 }
 
@@ -92,8 +95,8 @@ void fb_fired_free(struct fb_fired *f)
 		free(f->v);
 }
 
-size_t fb_rules_fire(struct fb_snapshot *snap, enum fb_op op, uint64_t off,
-		     uint64_t len, struct fb_fired *f)
+static size_t fire(struct fb_snapshot *snap, enum fb_op op, uint64_t off,
+		   uint64_t len, bool stalls, struct fb_fired *f)
 {
 	size_t lo = 0, hi = snap->n, i;
 	uint64_t end = off + len;
@@ -114,8 +117,9 @@ size_t fb_rules_fire(struct fb_snapshot *snap, enum fb_op op, uint64_t off,
 	for (i = lo; i > 0 && snap->maxend[i - 1] > off; i--) {
 		struct fb_armed *a = snap->rules[i - 1];
 
-		if (a->rule.at + a->rule.len > off && applies(&a->rule, op) &&
-		    fires(a))
+		if (a->rule.at + a->rule.len > off &&
+		    (a->rule.action == FB_STALL) == stalls &&
+		    applies(&a->rule, op, len) && fires(a))
 			fired_add(f, a);
 	}
 	/* Found from the back: put them in offset order. */
@@ -126,6 +130,18 @@ size_t fb_rules_fire(struct fb_snapshot *snap, enum fb_op op, uint64_t off,
 		f->v[f->n - 1 - i] = t;
 	}
 	return f->n;
+}
+
+size_t fb_rules_fire(struct fb_snapshot *snap, enum fb_op op, uint64_t off,
+		     uint64_t len, struct fb_fired *f)
+{
+	return fire(snap, op, off, len, false, f);
+}
+
+size_t fb_rules_fire_stalls(struct fb_snapshot *snap, enum fb_op op,
+			    uint64_t off, uint64_t len, struct fb_fired *f)
+{
+	return fire(snap, op, off, len, true, f);
 }
 
 static void free_snapshot(struct fb_snapshot *s)
@@ -169,6 +185,7 @@ static int build(struct fb_armed **v, size_t n, struct fb_snapshot **ret)
 
 		s->rules[i] = v[i];
 		s->maxend[i] = i && s->maxend[i - 1] > e ? s->maxend[i - 1] : e;
+		s->nstall += v[i]->rule.action == FB_STALL;
 	}
 	*ret = s;
 	return 0;

@@ -31,6 +31,7 @@ struct fb_snapshot {
 	size_t n;
 	struct fb_armed **rules;	/* sorted by rule.at */
 	uint64_t *maxend;		/* maxend[i]: max(at + len) of rules[0..i] */
+	size_t nstall;			/* how many of them are stall rules */
 };
 
 extern _Atomic(struct fb_snapshot *) fb_live;
@@ -54,10 +55,18 @@ struct fb_fired {
 /* Fill f with the rules of snap that fire for this request: each rule of
  * the right kind overlapping [off, off + len) counts the request, and
  * fires unless it is still letting its first after= requests pass or has
- * used up its count=. Returns f->n. Call fb_fired_free afterwards.
+ * used up its count=. A torn rule's kind is a write or zero longer than
+ * its tear. Stall rules are left to fb_rules_fire_stalls. Returns f->n.
+ * Call fb_fired_free afterwards.
  */
 size_t fb_rules_fire(struct fb_snapshot *snap, enum fb_op op, uint64_t off,
 		     uint64_t len, struct fb_fired *f);
+
+/* The same for the stall rules alone, which act before the request is
+ * served (snap->nstall says whether there are any).
+ */
+size_t fb_rules_fire_stalls(struct fb_snapshot *snap, enum fb_op op,
+			    uint64_t off, uint64_t len, struct fb_fired *f);
 void fb_fired_free(struct fb_fired *f);
 
 /* Write side, serialised by the caller (the control thread or startup).

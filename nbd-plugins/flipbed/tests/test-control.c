@@ -39,7 +39,8 @@ static void test_protocol(void)
 {
 	char *s;
 
-	expect("stats", "ok reads=0 writes=0 faults=0\n");
+	expect("stats", "ok reads=0 writes=0 faults=0 held=0\n");
+	expect("release", "ok released=0\n");
 	expect("list", "ok\n");
 	expect("add on=read at=0x10 len=2 zero", "ok id=r1\n");
 	expect("add id=mine on=write at=100 flip=7 count=3 after=1",
@@ -72,6 +73,7 @@ static void test_bad_rules(void)
 	expect_err("", "unknown command");
 	expect_err("frobnicate", "unknown command 'frobnicate'");
 	expect_err("list now", "takes no argument");
+	expect_err("release all", "takes no argument");
 	expect_err("add", "on= is required");
 	expect_err("add on=read at=0", "an action is required");
 	expect_err("add on=read zero", "at=OFFSET is required");
@@ -95,6 +97,25 @@ static void test_bad_rules(void)
 	expect_err("add on=rest at=1048576 ones", "outside the disk");
 	expect_err("add on=read at=0 zero count=0", "count=0");
 	expect_err("add on=read at=0 zero id=a/b", "id=a/b");
+	/* torn= and stall: what the rule alone shows to be wrong. */
+	expect_err("add on=write at=0 len=8192 torn=0", "torn=0: expected the "
+		   "512-byte sectors of a write to store, 1 to 8388607");
+	expect_err("add on=write at=0 len=8192 torn=two", "torn=two: expected");
+	expect_err("add on=write at=0 len=8192 torn=-1", "torn=-1: expected");
+	expect_err("add on=write at=0 len=8192 torn=8388608", "1 to 8388607");
+	expect_err("add on=write at=0 len=8192 torn", "torn needs =N");
+	expect_err("add on=write at=0 len=8192 torn=16", "torn=16 keeps 8192 "
+		   "bytes, not fewer than len=8192");
+	expect_err("add on=write at=0 len=1 torn=1", "not fewer than len=1");
+	expect_err("add on=read at=0 len=8192 torn=1", "torn needs on=write");
+	expect_err("add on=rest at=0 len=8192 torn=1", "torn needs on=write");
+	expect_err("add on=write at=0 torn=1 drop", "exactly one action");
+	expect_err("add on=read at=0 stall=0", "stall=0: expected milliseconds, "
+		   "1 to 600000");
+	expect_err("add on=read at=0 stall=600001", "1 to 600000");
+	expect_err("add on=read at=0 stall=1s", "stall=1s: expected");
+	expect_err("add on=rest at=0 stall", "stall needs on=read or on=write");
+	expect_err("add on=read at=0 stall eio", "exactly one action");
 	expect_err("add on=read at=0 \x01\x02 zero", "printable");
 	expect("list", "ok\n");
 }
@@ -276,7 +297,7 @@ int main(void)
 	fbt_read_image(buf, SIZE, 0);
 	for (i = 0; i < SIZE; i++)
 		CHECK(buf[i] == fbt_pattern(i), "byte %zu changed by bad input", i);
-	expect("stats", "ok reads=50 writes=0 faults=50\n");
+	expect("stats", "ok reads=50 writes=0 faults=50 held=0\n");
 	fbt_stop();
 	printf("control: all checks passed\n");
 	return 0;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* flipbed: unit tests of the pure code (rule.c, mutate.c, command.c):
- * parsing (watch rules too), canonical formatting round trips, and each
- * data action on windows that cut the rule's range anywhere.
+/* flipbed: unit tests of the pure code (rule.c, mutate.c, command.c,
+ * wlog.c): parsing (watch, torn and stall rules too), canonical
+ * formatting round trips, each data action on windows that cut the
+ * rule's range anywhere, XXH64 against reference values, and the write
+ * log's headers: encoded, decoded, and refused when damaged.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "command.h"
 #include "mutate.h"
 #include "rule.h"
+#include "wlog.h"
 
 static int failures;
 
@@ -125,6 +128,79 @@ static void test_commands(void)
 	       c.kind == FB_CMD_CLEAR, "clear with CR");
 	EXPECT(fb_cmd_parse("stats x", &c, err, sizeof err) < 0, "stats x");
 	EXPECT(fb_cmd_parse("LIST", &c, err, sizeof err) < 0, "commands are lower case");
+	EXPECT(fb_cmd_parse("release", &c, err, sizeof err) == 0 &&
+	       c.kind == FB_CMD_RELEASE, "release");
+	EXPECT(fb_cmd_parse("release r1", &c, err, sizeof err) < 0, "release x");
+}
+
+/* Reference values of libxxhash's XXH64 (seed 0). */
+static void test_xxh64(void)
+{
+	uint8_t b[768];
+	struct fb_xxh64 s;
+	size_t i;
+
+	for (i = 0; i < sizeof b; i++)
+		b[i] = (uint8_t)i;
+	EXPECT(fb_xxh64("", 0, 0) == 0xef46db3751d8e999ULL, "xxh64 of ''");
+	EXPECT(fb_xxh64("a", 1, 0) == 0xd24ec4f1a98c6e5bULL, "xxh64 of 'a'");
+	EXPECT(fb_xxh64("abc", 3, 0) == 0x44bc2cf5ad770999ULL, "xxh64 of 'abc'");
+	EXPECT(fb_xxh64(b, sizeof b, 0) == 0x8e03c838c596036fULL,
+	       "xxh64 of 0..255 three times");
+	/* Streamed in pieces that straddle the 32-byte stripes. */
+	fb_xxh64_init(&s, 0);
+	for (i = 0; i < sizeof b; i += 7)
+		fb_xxh64_update(&s, b + i, sizeof b - i < 7 ? sizeof b - i : 7);
+	EXPECT(fb_xxh64_digest(&s) == 0x8e03c838c596036fULL, "xxh64 streamed");
+}
+
+static void test_wlog(void)
+{
+	struct fb_wlog_header h = { FB_WLOG_VERSION, 1 << 20, 0x1234 }, h2;
+	struct fb_wlog_record r = { FB_WLOG_RECORD_SIZE + 512, FB_WLOG_WRITE,
+				    FB_WLOG_FUA, 7, 99, 4096, 512 }, r2;
+	uint8_t hb[FB_WLOG_HEADER_SIZE], rb[FB_WLOG_RECORD_SIZE];
+	char err[256];
+
+	fb_wlog_header_encode(hb, &h);
+	EXPECT(memcmp(hb, "FLIPBEDW", 8) == 0, "magic");
+	EXPECT(fb_wlog_header_decode(hb, &h2, err, sizeof err) == 0 &&
+	       h2.image_size == h.image_size && h2.image_hash == 0x1234,
+	       "header round trip: %s", err);
+	hb[20] ^= 1;
+	EXPECT(fb_wlog_header_decode(hb, &h2, err, sizeof err) < 0 &&
+	       strstr(err, "damaged"), "damaged header: %s", err);
+	hb[8] = 2;
+	EXPECT(fb_wlog_header_decode(hb, &h2, err, sizeof err) < 0 &&
+	       strstr(err, "version 2"), "version 2: %s", err);
+
+	fb_wlog_record_encode(rb, &r);
+	EXPECT(fb_wlog_record_decode(rb, 1 << 20, &r2, err, sizeof err) == 0 &&
+	       memcmp(&r, &r2, sizeof r) == 0, "record round trip: %s", err);
+	EXPECT(fb_wlog_record_decode(rb, 4096 + 511, &r2, err, sizeof err) < 0 &&
+	       strstr(err, "outside the image"), "outside: %s", err);
+	rb[0] ^= 1;
+	EXPECT(fb_wlog_record_decode(rb, 1 << 20, &r2, err, sizeof err) < 0 &&
+	       strstr(err, "damaged"), "damaged record: %s", err);
+	r.size = FB_WLOG_RECORD_SIZE;
+	fb_wlog_record_encode(rb, &r);
+	EXPECT(fb_wlog_record_decode(rb, 1 << 20, &r2, err, sizeof err) < 0 &&
+	       strstr(err, "record size 48"), "size: %s", err);
+	r = (struct fb_wlog_record){ FB_WLOG_RECORD_SIZE, FB_WLOG_ZERO, 0, 1,
+				     0, 0, (uint64_t)UINT32_MAX + 1 };
+	fb_wlog_record_encode(rb, &r);
+	EXPECT(fb_wlog_record_decode(rb, UINT64_MAX, &r2, err, sizeof err) < 0 &&
+	       strstr(err, "at most"), "bounded zero: %s", err);
+	r = (struct fb_wlog_record){ .size = FB_WLOG_RECORD_SIZE,
+				     .type = FB_WLOG_FLUSH, .flags = 16 };
+	fb_wlog_record_encode(rb, &r);
+	EXPECT(fb_wlog_record_decode(rb, 1 << 20, &r2, err, sizeof err) < 0 &&
+	       strstr(err, "unknown record flags 0x10"), "flags: %s", err);
+	r.flags = 0;
+	r.type = 9;
+	fb_wlog_record_encode(rb, &r);
+	EXPECT(fb_wlog_record_decode(rb, 1 << 20, &r2, err, sizeof err) < 0 &&
+	       strstr(err, "unknown record type 9"), "type: %s", err);
 }
 
 int main(void)
@@ -163,6 +239,22 @@ int main(void)
 	refused("on=read on=write at=0 zero", "on= given twice");
 	refused("on=read at=0 zero\non=write", "one line");
 	refused("on=write at=0 misdirect=9223372036854775808", "non-zero signed");
+	round_trip("on=write at=0x1000 torn=1", "on=write at=4096 torn=1");
+	round_trip("on=write at=0 len=1025 torn=2 count=1",
+		   "on=write at=0 len=1025 torn=2 count=1");
+	round_trip("on=read at=0 len=512 stall", "on=read at=0 len=512 stall");
+	round_trip("stall=600000 on=write at=9", "on=write at=9 len=1 stall=600000");
+	refused("on=write at=0 len=1024 torn=2", "torn=2 keeps 1024 bytes");
+	refused("on=write at=0 len=1 torn=1", "not fewer than len=1");
+	refused("on=write at=0 torn=0", "torn=0");
+	refused("on=write at=0 torn=0x", "torn=0x");
+	refused("on=write at=0 torn=8388608", "1 to 8388607");
+	refused("on=write at=0 torn", "torn needs =N");
+	refused("on=read at=0 torn=1", "torn needs on=write");
+	refused("on=read at=0 stall=0", "stall=0");
+	refused("on=read at=0 stall=600001", "1 to 600000");
+	refused("on=read at=0 stall=", "stall=: expected");
+	refused("on=rest at=0 stall=5", "stall needs on=read or on=write");
 	EXPECT(fb_rule_parse("on=write at=100 len=10 misdirect=-100", &r, err,
 			     sizeof err) == 0 &&
 	       fb_rule_check_size(&r, 1000, err, sizeof err) == 0,
@@ -176,6 +268,8 @@ int main(void)
 	fb_rule_free(&r);
 	test_mutate();
 	test_commands();
+	test_xxh64();
+	test_wlog();
 	if (failures) {
 		fprintf(stderr, "%d failures\n", failures);
 		return 1;
