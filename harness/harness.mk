@@ -19,7 +19,7 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c paths.c o
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
 	run/image.c run/manifest.c run/target.c run/runcase.c run/run.c run/image_cmd.c \
-	classify/classify.c classify/klog.c classify/attrib.c \
+	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
 	campaign/campaign_min.c) \
 	harness/guest/steps.c harness/guest/pattern.c

@@ -84,6 +84,16 @@ struct fb_outcome {
 	char infra[256];	/* why the case is infra, or "" */
 	enum fb_attrib attrib;
 	char attrib_detail[512];/* the csum-error lines that did not name the object */
+	/*
+	 * The next-mount pass (run/runcase.c): after the workload and its
+	 * probe, the same boot unmounts, drops caches, mounts again, walks
+	 * every file, directory and xattr, probes and unmounts. Its part of
+	 * the transcript is classified on its own (classify/split.h).
+	 */
+	bool next_ran;		/* the pass ran: its mark is in the transcript */
+	enum fb_detect detect_next;
+	enum fb_reaction reaction_next;
+	char detail_next[256];
 };
 
 const char *fb_detect_name(enum fb_detect d);

@@ -54,6 +54,7 @@ static void usage(FILE *f)
 "  --timing T,...      rest, read, read-sticky, write (default rest,read,write)\n"
 "  --bits 1..K         flip 1 to K bits per case (default 1..4; --bits K is the same)\n"
 "  --reseal-ratio R    share of cases whose checksum is recomputed (default 0.25)\n"
+"  --next-mount yes|no each case mounts again and walks it all after its workload (default yes)\n"
 "  --jobs N            cases at a time (default: number of cores)\n"
 "  --out DIR           campaign directory (default results/campaigns/seed-S)\n"
 "  --keep              keep every case image (default: none; findings get theirs)\n"
@@ -145,6 +146,7 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		{ "timing", required_argument, NULL, 't' },
 		{ "bits", required_argument, NULL, 'b' },
 		{ "reseal-ratio", required_argument, NULL, 'r' },
+		{ "next-mount", required_argument, NULL, 'N' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "keep", no_argument, NULL, 'K' },
@@ -201,6 +203,14 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		case 'r':
 			if (parse_number("--reseal-ratio", optarg, 0, 1, &a->o.reseal_ratio))
 				return -1;
+			break;
+		case 'N':
+			if (strcmp(optarg, "yes") && strcmp(optarg, "no")) {
+				fprintf(stderr, "flipbed campaign: --next-mount %s: expected yes or no\n",
+					optarg);
+				return -1;
+			}
+			a->o.no_next_mount = !strcmp(optarg, "no");
 			break;
 		case 'j':
 			if (fb_opt_jobs("campaign", optarg, &a->jobs))

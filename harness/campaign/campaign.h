@@ -28,6 +28,7 @@ struct fb_campaign_opts {
 	char **timings;		/* allowed timings, NULL-terminated */
 	unsigned max_bits;	/* bits are drawn from 1..max_bits */
 	double reseal_ratio;	/* share of resealed cases where a checksum exists */
+	bool no_next_mount;	/* --next-mount no: the cases skip the next-mount pass */
 };
 
 /* splitmix64 (Steele, Lea, Flood 2014): the campaign's only PRNG. */

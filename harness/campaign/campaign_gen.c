@@ -603,6 +603,8 @@ static void write_file(FILE *f, const struct fb_campaign_opts *o, int i,
 		d->tseed, d->reseal ? "yes" : "no");
 	/* transient faults are armed at boot: the first read (or write) of the bytes gets them */
 	fprintf(f, "[fault]\ntiming = %s\narm = boot\n\n[workload]\n", d->timing);
+	/* on by default: a write fault nothing read back is met at the next mount */
+	fprintf(f, "next-mount = %s\n", o->no_next_mount ? "no" : "yes");
 	for (int k = 0; k < w->ns; k++)
 		fprintf(f, "step = %s\n", w->steps[k]);
 	fputs("\n[expect]\ndetect = any\nreaction = any\nfsck = any\ndata = any\nwarning = any\n", f);

@@ -8,7 +8,7 @@
 # harness/tests/classify/mkreal.sh). harness/harness.mk compiles the objects.
 
 CLASSIFY_OBJS := $(addprefix $(B)/obj/harness/,classify/classify.o \
-	classify/klog.o classify/attrib.o outcome.o util.o)
+	classify/klog.o classify/attrib.o classify/split.o outcome.o util.o)
 
 TESTS += $(B)/tests/bin/test-classify
 PACKAGES += libcmocka-dev

@@ -538,6 +538,26 @@ static int op_cat(int n, const struct step *s, char *detail, size_t len)
 	return 0;
 }
 
+/*
+ * A mark in the kernel log, where the host cuts it (classify/split.c). At
+ * level 5 (notice): the console, quiet, does not show it; the host takes
+ * its time from the kmsg line and cuts the console by that time.
+ */
+static int op_mark(const struct step *s)
+{
+	char line[STEP_MAX_LINE + 32];
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	int n, e = 0;
+
+	if (fd < 0)
+		return errno;
+	n = snprintf(line, sizeof(line), "<5>flipbed-mark %s", s->argv[0]);
+	if (write(fd, line, n) != n)
+		e = errno ? errno : EIO;
+	close(fd);
+	return e;
+}
+
 static int op_set(const struct step *s)
 {
 	int fd = open(s->argv[0], O_WRONLY | O_CLOEXEC);
@@ -705,6 +725,7 @@ int op_run(int n, const struct step *s, char *detail, size_t len)
 	case STEP_PUNCH: return op_fallocate(s, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE);
 	case STEP_INLINE: return op_inline(s, detail, len);
 	case STEP_COPY_SOURCE: return op_copy_source(n, s, detail, len);
+	case STEP_MARK: return op_mark(s);
 	case STEP_CRASH: return 0;	/* the agent reboots after reporting it */
 	case STEP_ATTR_RACE: return op_attr_race(n, s, detail, len);
 	case STEP_ATTR_CHECK: return op_attr_check(n, s, detail, len);

@@ -23,6 +23,7 @@
 
 #include "classify/attrib.h"
 #include "classify/classify.h"
+#include "classify/split.h"
 #include "flipbed-ext4.h"
 #include "guest/steps.h"
 #include "run/manifest.h"
@@ -51,6 +52,7 @@ struct casectx {
 	bool armed;
 	const char **steps;
 	int nsteps;
+	char next_mount_step[STEP_MAX_LINE + 16];	/* the next pass's mount */
 	json_t *step_results;
 	bool saw_baddata;
 	char infra[512];
@@ -538,6 +540,14 @@ static void write_outcome(json_t *rec, const struct fb_outcome *out)
 		"fsck", fb_fsck_name(out->fsck), "data", fb_data_name(out->data),
 		"warning", out->warning, "detail", out->detail, "infra", out->infra,
 		"attrib", fb_attrib_name(out->attrib), "attrib_detail", out->attrib_detail));
+	json_t *o = json_object_get(rec, "outcome");
+
+	json_object_set_new(o, "detect_next", out->next_ran ?
+			    json_string(fb_detect_name(out->detect_next)) : json_null());
+	json_object_set_new(o, "reaction_next", out->next_ran ?
+			    json_string(fb_reaction_name(out->reaction_next)) : json_null());
+	json_object_set_new(o, "detail_next", out->next_ran ?
+			    json_string(out->detail_next) : json_null());
 }
 
 static int boot_case(struct casectx *x, const char *image, struct fb_vm_result *vr,
@@ -634,6 +644,38 @@ static int open_case(struct casectx *x, const char *priv)
 	return 0;
 }
 
+/*
+ * The next-mount pass, after the workload and its probe, in the same boot:
+ * a write fault that nothing read back is judged where a real system meets
+ * it, at the next mount. The umount and mount drop ext4's caches (the
+ * block device's page cache goes with its last opener); walk reads every
+ * file, directory and xattr; the probe tells remount-ro from
+ * error-continue as in the first pass. All "may": the pass reports, its
+ * steps are never unmet. The mount takes the workload's first mount
+ * options (csum_retry, noload, ...).
+ */
+#define NEXT_PASS_STEPS 7
+static void add_next_pass(struct casectx *x)
+{
+	char opts[STEP_MAX_LINE] = "", why[256];
+	struct step st;
+
+	for (int i = 0; i < x->s->nsteps; i++)
+		if (!step_parse(x->s->steps[i], &st, why, sizeof(why)) && st.id == STEP_MOUNT) {
+			snprintf(opts, sizeof(opts), "%s", st.argc ? st.argv[0] : "");
+			break;
+		}
+	snprintf(x->next_mount_step, sizeof(x->next_mount_step), "may mount%s%s",
+		 *opts ? " " : "", opts);
+	x->steps[x->nsteps++] = "mark next-mount";
+	x->steps[x->nsteps++] = "may umount";
+	x->steps[x->nsteps++] = "may drop-caches";
+	x->steps[x->nsteps++] = x->next_mount_step;
+	x->steps[x->nsteps++] = "may walk";
+	x->steps[x->nsteps++] = FB_PROBE_STEP;
+	x->steps[x->nsteps++] = "may umount";
+}
+
 /* The image copy, the target and the rules; 0 when the case can boot. */
 static int prepare_case(struct casectx *x, const struct fb_golden *g)
 {
@@ -648,10 +690,12 @@ static int prepare_case(struct casectx *x, const struct fb_golden *g)
 		return -1;
 	}
 	x->nsteps = x->c->scn->nsteps + 1;
-	x->steps = xrealloc(NULL, x->nsteps * sizeof(char *));
+	x->steps = xrealloc(NULL, (x->nsteps + NEXT_PASS_STEPS) * sizeof(char *));
 	for (int i = 0; i < x->c->scn->nsteps; i++)
 		x->steps[i] = x->c->scn->steps[i];
 	x->steps[x->nsteps - 1] = FB_PROBE_STEP;
+	if (x->s->next_mount)
+		add_next_pass(x);
 	if (fb_image_copy(g->path, x->image)) {
 		set_infra(x, "cannot copy %s to %s: %s", g->path, x->image, strerror(errno));
 		return -1;
@@ -695,6 +739,33 @@ static void attribute(struct casectx *x, const char *dmesg)
 					x->out.attrib_detail, sizeof(x->out.attrib_detail));
 }
 
+/*
+ * The outcome of the workload, and of the next-mount pass when it ran:
+ * each classified from its own part of the transcript. A WARNING in
+ * either is the case's.
+ */
+static void classify_passes(struct casectx *x, const char *text, size_t len)
+{
+	char *first = NULL, *second = NULL;
+	size_t flen, slen;
+	struct fb_outcome next;
+
+	if (fb_transcript_split(text, len, "next-mount", &first, &flen, &second, &slen)) {
+		fb_classify(text, len, &x->out);
+		return;
+	}
+	fb_classify(first, flen, &x->out);
+	if (second && fb_classify(second, slen, &next) == 0) {
+		x->out.next_ran = true;
+		x->out.detect_next = next.detect;
+		x->out.reaction_next = next.reaction;
+		snprintf(x->out.detail_next, sizeof(x->out.detail_next), "%s", next.detail);
+		x->out.warning |= next.warning;
+	}
+	free(first);
+	free(second);
+}
+
 /* Classify the transcript and judge the outcome against the expectation. */
 static void judge_case(struct casectx *x, const struct fb_golden *g)
 {
@@ -712,7 +783,7 @@ static void judge_case(struct casectx *x, const struct fb_golden *g)
 			enum fb_data d = x->out.data;
 			char *dm = NULL;
 
-			fb_classify(text, len, &x->out);
+			classify_passes(x, text, len);
 			x->out.fsck = f;
 			x->out.data = d;
 			if (fb_dmesg_text(text, len, &dm) == 0) {

@@ -980,8 +980,15 @@ static void set_step(struct ctx *c, const struct fb_entry *e)
 	char *text;
 	int keep;
 
+	if (!strcmp(e->key, "next-mount")) {
+		if (!strcmp(e->value, "yes") || !strcmp(e->value, "no"))
+			s->next_mount = !strcmp(e->value, "yes");
+		else
+			bad(c, e, "next-mount = %s: expected yes or no", e->value);
+		return;
+	}
 	if (strcmp(e->key, "step")) {
-		bad(c, e, "[workload] unknown key '%s'; accepted: step", e->key);
+		bad(c, e, "[workload] unknown key '%s'; accepted: step, next-mount", e->key);
 		return;
 	}
 	text = xstrdup(e->value);
@@ -1457,6 +1464,8 @@ void fb_scenario_print(FILE *f, const struct fb_scenario *s, const char *kernel)
 	fprintf(f, "\n[fault]\ntiming = %s\narm = %s\naction = %s\ncount = %lld\n",
 		fb_timing_name(s->timing), s->arm, s->action, s->count);
 	fprintf(f, "\n[workload]\n");
+	if (s->next_mount)
+		fprintf(f, "next-mount = yes\n");
 	for (int i = 0; i < s->nsteps; i++)
 		fprintf(f, "step = %s\n", s->steps[i]);
 	fb_scenario_expect(s, kernel, &x);

@@ -118,6 +118,8 @@ struct fb_scenario {
 
 	char **steps;
 	int nsteps;
+	bool next_mount;	/* [workload] next-mount: after the workload, the
+				   same boot unmounts, mounts again and walks it all */
 
 	struct fb_entry *axes;	/* [axes]: values this scenario accepts per axis */
 	int naxes;

@@ -23,6 +23,7 @@
 
 #include "classify/attrib.h"
 #include "classify/classify.h"
+#include "classify/split.h"
 #include "util.h"
 #include "classify/probe.h"
 
@@ -581,10 +582,61 @@ static void test_attrib_judge(void **state)
 	assert_false(fb_attrib_judge(&o, "csum", hit, why, sizeof(why)));
 }
 
+/*
+ * The next-mount pass: a write fault unseen by the workload, caught when
+ * the next mount reads the block. The console's copy of the detection
+ * came after the mark's time, so it belongs to the second part although
+ * it arrived before the agent's lines about the mark.
+ */
+#define CSUMLINE "EXT4-fs csum-error (device vda): type=dir-leaf ino=16 block=3572 group=0"
+static void test_split_next_mount(void **state)
+{
+	const char *t = READY
+		"A step 2 write /d/n 10 -> ok bytes=10 at=0\n"
+		"A step 3 " FB_PROBE_STEP " -> ok user.flipbed-probe\n"
+		"C [    2.000001] " CSUMLINE "\n"
+		"A kmsg 300 5 2000000 flipbed-mark next-mount\n"
+		"A step 4 mark next-mount -> ok\n"
+		"A step 5 may umount -> ok\n"
+		"A step 6 may mount -> ok errors=remount-ro\n"
+		"A kmsg 301 3 2000001 " CSUMLINE "\n"
+		"A step 7 may walk -> err EBADMSG entries=608 failures=1\n"
+		"A step 8 " FB_PROBE_STEP " -> err EROFS user.flipbed-probe\n"
+		EXIT;
+	char *a, *b;
+	size_t al, bl;
+	struct fb_outcome o1, o2;
+
+	(void)state;
+	assert_int_equal(fb_transcript_split(t, strlen(t), "next-mount", &a, &al, &b, &bl), 0);
+	assert_non_null(b);
+	assert_null(strstr(a, "csum-error"));
+	assert_null(strstr(a, "H exit"));
+	assert_non_null(strstr(b, "A ready"));
+	assert_int_equal(fb_classify(a, al, &o1), 0);
+	assert_int_equal(fb_classify(b, bl, &o2), 0);
+	assert_int_equal(o1.detect, FB_DETECT_NONE);
+	assert_int_equal(o1.reaction, FB_REACT_NONE);
+	assert_string_equal(o1.infra, "");
+	assert_int_equal(o2.detect, FB_DETECT_CSUM);
+	assert_int_equal(o2.reaction, FB_REACT_REMOUNT_RO);
+	assert_string_equal(o2.detail, CSUMLINE);
+	free(a);
+	free(b);
+
+	/* no mark (the guest died before it): all of it is the first part */
+	assert_int_equal(fb_transcript_split(READY EXIT, strlen(READY EXIT), "next-mount",
+					     &a, &al, &b, &bl), 0);
+	assert_null(b);
+	assert_string_equal(a, READY EXIT);
+	free(a);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct CMUnitTest direct[] = {
 		cmocka_unit_test(test_dedup),
+		cmocka_unit_test(test_split_next_mount),
 		cmocka_unit_test(test_excerpt_start),
 		cmocka_unit_test(test_probe_missing),
 		cmocka_unit_test(test_probe_last),

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cutting a case's transcript at the agent's `mark WORD` step, so that the
+ * boot's two passes (the workload, then the next mount) are classified
+ * each on its own (split.c says how each kind of line is placed).
+ */
+#ifndef FLIPBED_SPLIT_H
+#define FLIPBED_SPLIT_H
+
+#include <stddef.h>
+
+/*
+ * Split TEXT at the mark WORD. *ret_first gets the lines before it (all of
+ * TEXT when there is no mark), *ret_second those after it, or NULL when
+ * the mark is not in TEXT (the guest never got there). Both are
+ * NUL-terminated and the caller frees them. Returns 0, or -1 (no memory).
+ */
+int fb_transcript_split(const char *text, size_t len, const char *word,
+			char **ret_first, size_t *ret_flen,
+			char **ret_second, size_t *ret_slen);
+
+#endif
