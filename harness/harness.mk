@@ -18,7 +18,7 @@
 HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c paths.c options.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
-	run/image.c run/manifest.c run/target.c run/runcase.c run/run.c run/image_cmd.c \
+	run/image.c run/manifest.c run/target.c run/undetected.c run/runcase.c run/run.c run/image_cmd.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
 	campaign/campaign_min.c) \

@@ -24,6 +24,11 @@ static const char *const attrib_names[FB_ATTRIB__COUNT] = {
 	"n/a", "match", "mismatch", "none",
 };
 
+static const char *const undetected_names[FB_UNDET__COUNT] = {
+	"n/a", "never-read", "overwritten-before-read", "data-block",
+	"redundant-copy-unused", "resealed", "not-covered", "unexplained",
+};
+
 static int lookup(const char *const *names, int n, const char *name)
 {
 	for (int i = 0; i < n; i++)
@@ -48,6 +53,7 @@ NAMES(data, data_names, FB_DATA__COUNT)
 NAMES(verdict, verdict_names, FB_VERDICT__COUNT)
 NAMES(reaction, reaction_names, FB_REACT__COUNT)
 NAMES(attrib, attrib_names, FB_ATTRIB__COUNT)
+NAMES(undetected, undetected_names, FB_UNDET__COUNT)
 
 bool fb_expect_match(const char *expect, const char *got)
 {

@@ -66,6 +66,24 @@ enum fb_attrib {
 	FB_ATTRIB__COUNT
 };
 
+/*
+ * Why a case whose workload and next-mount pass detected nothing went
+ * undetected (run/undetected.h decides it from the fault log, the read
+ * witness and the target record).
+ */
+enum fb_undetected {
+	FB_UNDET_NA,		/* detected, no fault, or infra: no cause asked */
+	FB_UNDET_NEVER_READ,	/* no request read the changed bytes */
+	FB_UNDET_OVERWRITTEN,	/* they were overwritten before any read */
+	FB_UNDET_DATA_BLOCK,	/* file data: no checksum covers it */
+	FB_UNDET_REDUNDANT_COPY,/* a backup copy the kernel does not use */
+	FB_UNDET_RESEALED,	/* the checksum was recomputed over the change */
+	FB_UNDET_NOT_COVERED,	/* no metadata_csum, or bytes outside every checksum */
+	FB_UNDET_UNEXPLAINED,	/* covered, not resealed, read, and nothing detected:
+				   a finding of its own */
+	FB_UNDET__COUNT
+};
+
 enum fb_verdict {
 	FB_VERDICT_PASS,	/* outcome matched the expectation */
 	FB_VERDICT_FAIL,	/* outcome differs from the expectation */
@@ -90,6 +108,9 @@ struct fb_outcome {
 	 * every file, directory and xattr, probes and unmounts. Its part of
 	 * the transcript is classified on its own (classify/split.h).
 	 */
+	enum fb_undetected undetected;
+	int fault_read;		/* -1 no fault; else whether the guest read the
+				   changed bytes (undetected.h) */
 	bool next_ran;		/* the pass ran: its mark is in the transcript */
 	enum fb_detect detect_next;
 	enum fb_reaction reaction_next;
@@ -102,6 +123,7 @@ const char *fb_fsck_name(enum fb_fsck f);
 const char *fb_data_name(enum fb_data d);
 const char *fb_verdict_name(enum fb_verdict v);
 const char *fb_attrib_name(enum fb_attrib a);
+const char *fb_undetected_name(enum fb_undetected u);
 
 /* Return the value for NAME, or -1 if NAME is not one of the names above. */
 int fb_detect_parse(const char *name);
@@ -110,6 +132,7 @@ int fb_fsck_parse(const char *name);
 int fb_data_parse(const char *name);
 int fb_verdict_parse(const char *name);
 int fb_attrib_parse(const char *name);
+int fb_undetected_parse(const char *name);
 
 /*
  * Does GOT ("csum") satisfy the expectation EXPECT: "any", a name, or names

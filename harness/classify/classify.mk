@@ -19,3 +19,15 @@ $(B)/tests/bin/test-classify: harness/tests/test-classify.c $(CLASSIFY_OBJS)
 		-o $@ $< $(CLASSIFY_OBJS) $(shell $(PKG_CONFIG) --libs cmocka)
 
 -include $(B)/tests/bin/test-classify.d
+
+# The cause of an undetected fault (harness/run/undetected.c): pure, on
+# fault-log records.
+TESTS += $(B)/tests/bin/test-undetected
+$(B)/tests/bin/test-undetected: harness/tests/test-undetected.c harness/run/undetected.c \
+		$(B)/obj/harness/outcome.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka) \
+		-o $@ $< harness/run/undetected.c $(B)/obj/harness/outcome.o \
+		$(shell $(PKG_CONFIG) --libs cmocka) -ljansson
+
+-include $(B)/tests/bin/test-undetected.d

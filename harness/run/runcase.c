@@ -32,6 +32,7 @@
 #include "boot/proc.h"
 #include "run/runcase.h"
 #include "run/target.h"
+#include "run/undetected.h"
 #include "boot/vm.h"
 #include "util.h"
 #include "paths.h"
@@ -548,6 +549,10 @@ static void write_outcome(json_t *rec, const struct fb_outcome *out)
 			    json_string(fb_reaction_name(out->reaction_next)) : json_null());
 	json_object_set_new(o, "detail_next", out->next_ran ?
 			    json_string(out->detail_next) : json_null());
+	json_object_set_new(o, "undetected", out->undetected != FB_UNDET_NA ?
+			    json_string(fb_undetected_name(out->undetected)) : json_null());
+	json_object_set_new(o, "fault_read", out->fault_read < 0 ? json_null() :
+			    json_boolean(out->fault_read));
 }
 
 static int boot_case(struct casectx *x, const char *image, struct fb_vm_result *vr,
@@ -766,6 +771,32 @@ static void classify_passes(struct casectx *x, const char *text, size_t len)
 	free(second);
 }
 
+/*
+ * Whether the guest read the bytes the fault changed and, when neither
+ * pass detected anything, why (undetected.h).
+ */
+static void explain_undetected(struct casectx *x)
+{
+	char path[PATH_MAX + 32];
+	json_t *faults, *witness;
+	bool overwritten;
+
+	x->out.fault_read = -1;
+	x->out.undetected = FB_UNDET_NA;
+	if (!x->tgt.nrules)
+		return;
+	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
+	faults = faults_json(path, false);
+	witness = faults_json(path, true);
+	x->out.fault_read = fb_fault_was_read(faults, witness, &overwritten);
+	if (x->out.detect == FB_DETECT_NONE &&
+	    (!x->out.next_ran || x->out.detect_next == FB_DETECT_NONE))
+		x->out.undetected = fb_undetected_cause(x->tgt.record, x->tgt.breaks_csum,
+							faults, witness);
+	json_decref(faults);
+	json_decref(witness);
+}
+
 /* Classify the transcript and judge the outcome against the expectation. */
 static void judge_case(struct casectx *x, const struct fb_golden *g)
 {
@@ -809,6 +840,7 @@ static void judge_case(struct casectx *x, const struct fb_golden *g)
 		x->verdict = FB_VERDICT_INFRA;
 		return;
 	}
+	explain_undetected(x);
 	judge_steps(x, x->mismatch);
 	x->verdict = judge(&x->out, &x->expect, x->hit, x->mismatch);
 }
