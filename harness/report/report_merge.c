@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * `flipbed merge OUT DIR...`: one run directory from the shards of a run
- * (`flipbed run --shard K/N` on several CI jobs or machines). Case
- * directories are hard-linked where the filesystem allows it, copied
- * otherwise (never symlinked: a CI artifact must stand on its own), and the
- * reports are rewritten for the whole.
+ * (`flipbed run --shard K/N` on several CI jobs, machines or job-engine
+ * tasks). The shards must be those of one run (check_shards()), all of
+ * them, each complete. Case directories are hard-linked where the
+ * filesystem allows it, copied otherwise (never symlinked: a CI artifact
+ * must stand on its own), and the reports are rewritten for the whole.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -113,6 +114,169 @@ static struct entry *gather(const struct fb_run *runs, int n, size_t *total)
 	return e;
 }
 
+/* run.json's KEY of RUN, or NULL when the run has no run.json or no KEY. */
+static json_t *info_get(const struct fb_run *run, const char *key)
+{
+	return run->info ? json_object_get(run->info, key) : NULL;
+}
+
+/* run.json's KEY of RUN as text: "null" for null, "(none)" when absent. */
+static const char *info_text(const struct fb_run *run, const char *key)
+{
+	json_t *v = info_get(run, key);
+
+	return json_is_string(v) ? json_string_value(v) : v ? "null" : "(none)";
+}
+
+/*
+ * Whether A and B record different values of KEY. A run that does not
+ * record KEY (no run.json, an older flipbed), or records null when
+ * NULL_UNKNOWN, is not compared.
+ */
+static bool info_differs(const struct fb_run *a, const struct fb_run *b, const char *key,
+			 bool null_unknown)
+{
+	json_t *x = info_get(a, key), *y = info_get(b, key);
+
+	if (!x || !y || (null_unknown && (json_is_null(x) || json_is_null(y))))
+		return false;
+	return !json_equal(x, y);
+}
+
+/* Whether A and B were made by different builds: by build id, else by git describe. */
+static bool other_flipbed(const struct fb_run *a, const struct fb_run *b)
+{
+	if (json_is_string(info_get(a, "flipbed_build")) && json_is_string(info_get(b, "flipbed_build")))
+		return info_differs(a, b, "flipbed_build", true);
+	return info_differs(a, b, "flipbed", true);
+}
+
+/* The command line RUN recorded, in BUF. */
+static const char *argv_text(const struct fb_run *run, char *buf, size_t len)
+{
+	json_t *av = info_get(run, "argv"), *v;
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(av, i, v)
+		if (json_is_string(v) && used < len)
+			used += snprintf(buf + used, len - used, "%s%s", i ? " " : "",
+					 json_string_value(v));
+	return buf;
+}
+
+/* RUN's shard K/N from run.json into *K, *N; 0, or -1 when it records none. */
+static int shard_of(const struct fb_run *run, int *k, int *n)
+{
+	const char *s = json_string_value(info_get(run, "shard"));
+	int used = 0;
+
+	if (!s || sscanf(s, "%d/%d%n", k, n, &used) != 2 || s[used] || *k < 1 || *k > *n)
+		return -1;
+	return 0;
+}
+
+/*
+ * The runs given must be the shards of one run: made by one build of
+ * flipbed, of one matrix and one selection of cases (the same options but
+ * --shard), with one N and each shard K once; -1 (bad input) otherwise.
+ * Then every shard 1..N must be there and hold all the cases it planned:
+ * 1, naming the shards missing or incomplete. Runs that record no shard
+ * (run with no --shard, or before run.json had it) are joined as given.
+ */
+static int check_shards(const struct fb_run *runs, int n)
+{
+	char a[1024], b[1024];
+	int k, nn, k0 = 0, n0 = 0, with = -1, without = -1, ret = 0;
+
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < i; j++) {
+			const struct fb_run *x = &runs[j], *y = &runs[i];
+
+			if (other_flipbed(x, y)) {
+				fprintf(stderr, "flipbed: %s and %s were made by different builds of "
+					"flipbed (%s build %.12s; %s build %.12s); accepted: the shards "
+					"of one run, made by one flipbed\n", x->dir, y->dir,
+					info_text(x, "flipbed"), info_text(x, "flipbed_build"),
+					info_text(y, "flipbed"), info_text(y, "flipbed_build"));
+				return -1;
+			}
+			if (info_differs(x, y, "matrix", false)) {
+				fprintf(stderr, "flipbed: %s and %s are runs of different matrices "
+					"(%s, %s); accepted: the shards of one run\n", x->dir, y->dir,
+					info_text(x, "matrix"), info_text(y, "matrix"));
+				return -1;
+			}
+			if (info_differs(x, y, "selection", true)) {
+				fprintf(stderr, "flipbed: %s and %s select different cases (%s; %s); "
+					"accepted: the shards of one command line, differing only in "
+					"--shard and --out\n", x->dir, y->dir, argv_text(x, a, sizeof(a)),
+					argv_text(y, b, sizeof(b)));
+				return -1;
+			}
+		}
+		if (shard_of(&runs[i], &k, &nn)) {
+			without = i;
+			continue;
+		}
+		if (with < 0)
+			with = i, k0 = k, n0 = nn;
+		if (nn != n0) {
+			fprintf(stderr, "flipbed: %s is shard %d/%d but %s is shard %d/%d; accepted: "
+				"the shards of one run, which share N\n", runs[with].dir, k0, n0,
+				runs[i].dir, k, nn);
+			return -1;
+		}
+		for (int j = 0; j < i; j++) {
+			int kj, nj;
+
+			if (!shard_of(&runs[j], &kj, &nj) && kj == k) {
+				fprintf(stderr, "flipbed: shard %d/%d is given twice: %s and %s; "
+					"accepted: each shard once\n", k, nn, runs[j].dir, runs[i].dir);
+				return -1;
+			}
+		}
+	}
+	if (with < 0)
+		return 0;
+	if (without >= 0) {
+		fprintf(stderr, "flipbed: %s records no shard but %s is shard %d/%d; accepted: "
+			"the shards of one run, each run with --shard\n", runs[without].dir,
+			runs[with].dir, k0, n0);
+		return -1;
+	}
+	a[0] = '\0';
+	for (int want = 1; want <= n0; want++) {
+		bool have = false;
+
+		for (int i = 0; i < n && !have; i++)
+			have = !shard_of(&runs[i], &k, &nn) && k == want;
+		if (!have)
+			snprintf(a + strlen(a), sizeof(a) - strlen(a), "%s%d/%d", *a ? ", " : "",
+				 want, n0);
+	}
+	if (*a) {
+		fprintf(stderr, "flipbed: missing shard(s) %s (from the shard K/N each run.json "
+			"records, %d of %d given); merge every shard of the run\n", a, n, n0);
+		ret = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		json_t *planned = info_get(&runs[i], "cases_planned");
+
+		if (!json_is_integer(planned) || runs[i].n >= (size_t)json_integer_value(planned))
+			continue;
+		shard_of(&runs[i], &k, &nn);
+		fprintf(stderr, "flipbed: shard %d/%d in %s holds %zu of its %lld cases (%s); run "
+			"that shard again with --out %s: its earlier run is replaced\n", k, nn,
+			runs[i].dir, runs[i].n, (long long)json_integer_value(planned),
+			json_is_true(info_get(&runs[i], "interrupted")) ? "it was interrupted" :
+			json_is_string(info_get(&runs[i], "finished")) ? "cases are missing" :
+			"it never finished", runs[i].dir);
+		ret = 1;
+	}
+	return ret;
+}
+
 /* A field all shards agree on, else null. */
 static json_t *common(const struct fb_run *runs, int n, const char *key)
 {
@@ -167,6 +331,9 @@ static json_t *run_info(const char *out, const struct fb_run *runs, int n,
 	json_object_set_new(o, "seed", common(runs, n, "seed"));
 	json_object_set_new(o, "shard", json_null());
 	json_object_set_new(o, "flipbed", common(runs, n, "flipbed"));
+	json_object_set_new(o, "flipbed_build", common(runs, n, "flipbed_build"));
+	json_object_set_new(o, "selection", common(runs, n, "selection"));
+	json_object_set_new(o, "cases_total", common(runs, n, "cases_total"));
 	json_object_set_new(o, "kernels", kernels);
 	json_object_set_new(o, "merged_from", from);
 	free(copy);
@@ -219,11 +386,6 @@ static int write_merged(const char *out, const struct fb_run *runs, int n,
 
 	if (!cases || !info)
 		goto out;
-	if (fb_is_file(cases)) {
-		fprintf(stderr, "flipbed: %s exists; accepted: a new or empty "
-			"directory as the merge output\n", cases);
-		goto out;
-	}
 	if (!(e = gather(runs, n, &total)) || fb_mkdirs(out) ||
 	    copy_cases(out, e, total))
 		goto out;
@@ -242,21 +404,34 @@ out:
 	return ret;
 }
 
+/*
+ * Returns the merged run's status (fb_run_status), -1 on bad input (exit
+ * 2), or 1 without writing OUT when a shard is missing or incomplete.
+ */
 int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv)
 {
+	char *cases = fb_path(out, NULL, "cases.jsonl");
 	struct fb_run *runs = xcalloc(ndirs, sizeof(*runs));
 	struct fb_run merged;
 	int ret = 0, loaded = 0;
 
+	if (!cases || fb_is_file(cases)) {
+		fprintf(stderr, "flipbed: %s exists; accepted: a new or empty "
+			"directory as the merge output\n", cases);
+		ret = -1;
+	}
+	free(cases);
 	while (!ret && loaded < ndirs)
 		ret = fb_run_load(dirs[loaded], &runs[loaded]), loaded++;
+	if (!ret)
+		ret = check_shards(runs, ndirs);
 	if (!ret)
 		ret = write_merged(out, runs, ndirs, argc, argv);
 	for (int i = 0; i < loaded; i++)
 		fb_run_free(&runs[i]);
 	free(runs);
 	if (ret)
-		return -1;
+		return ret;
 	ret = fb_run_load(out, &merged);
 	if (!ret)
 		ret = fb_report_write(&merged);

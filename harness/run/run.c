@@ -7,12 +7,15 @@
  * another; workers die with flipbed (PDEATHSIG), and their QEMU and nbdkit
  * die with them.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "guest/agent.h"
 #include "run/manifest.h"
 #include "boot/proc.h"
 #include "report/report.h"
@@ -51,6 +55,8 @@ struct run_args {
 	bool verbose;
 	bool ktap;
 	bool list;
+	int watchdog;
+	char shard_from[256];
 	char kernels[256];
 };
 
@@ -70,16 +76,160 @@ static void usage(FILE *f, const char *cmd)
 "  --group G        only scenarios in group G\n"
 "  --filter GLOB    only cases whose name matches GLOB\n"
 "  --shard K/N      only every N-th case starting at the K-th (1 <= K <= N)\n"
+"  --shard auto     K/N from the job engine: a Slurm array task; auto/N: a\n"
+"                   Kubernetes Indexed Job's pod (N = the Job's completions)\n"
 "  --set S.KEY=VAL  override a scenario key in every case (repeatable)\n"
 "  --seed S         same as --set target.seed=S\n"
 "  --failed         only the cases that failed or were infra in the latest run\n"
-"  --out DIR        run directory (default results/runs/<UTC time>)\n"
+"  --out DIR        run directory (default results/runs/<UTC time>); with --shard,\n"
+"                   this shard's earlier run there is replaced\n"
+"  --watchdog S     when no case finishes for S seconds, stop the cases and\n"
+"                   record every unfinished one as infra\n"
 "  --keep           keep every case image (default: only failed and infra ones)\n"
 "  --ktap           print KTAP results on stdout at the end\n"
 "  --verbose        stream every console and agent line to stderr\n"
 "  --list           print the cases (name, then the repro command) and run nothing;\n"
 "                   with --verbose, each case's scenario as it will run\n",
 		cmd, !strcmp(cmd, "matrix") ? "NAME" : "SCENARIO...");
+}
+
+/*
+ * A whole number at S (digits only, no sign or blank), its end in *END.
+ * -1 when S does not start with a digit or the number is past INT_MAX.
+ */
+static long whole(const char *s, const char **end)
+{
+	long v = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	for (; isdigit((unsigned char)*s); s++)
+		if ((v = v * 10 + (*s - '0')) > INT_MAX)
+			return -1;
+	*end = s;
+	return v;
+}
+
+/* Environment variable NAME as a whole number: 1, 0 when unset, -1 (said) when not a number. */
+static int env_whole(const char *cmd, const char *name, long *ret)
+{
+	const char *s = getenv(name), *end = NULL;
+
+	if (!s)
+		return 0;
+	*ret = whole(s, &end);
+	if (*ret < 0 || *end) {
+		fprintf(stderr, "flipbed %s: --shard auto: %s=%s: expected a whole number\n",
+			cmd, name, s);
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * --shard auto and auto/N (GIVEN_N, 0 for auto): the shard from the job
+ * engine that started flipbed, K in *K (not checked here) and N in *N,
+ * how it was found in FROM. A Slurm array task: K is SLURM_ARRAY_TASK_ID -
+ * SLURM_ARRAY_TASK_MIN + 1 of N = SLURM_ARRAY_TASK_COUNT, for an array of
+ * consecutive ids. A Kubernetes Indexed Job's pod: K is
+ * JOB_COMPLETION_INDEX + 1 (the index is 0-based); the pod is not told the
+ * Job's completions, so N must be given. Slurm is looked at first.
+ */
+static int shard_from_env(const char *cmd, int given_n, int *k, int *n,
+			  char *from, size_t len)
+{
+	long id, count, min, v;
+	int r;
+
+	if ((r = env_whole(cmd, "SLURM_ARRAY_TASK_ID", &id)) < 0)
+		return -1;
+	if (r) {
+		int rc = env_whole(cmd, "SLURM_ARRAY_TASK_COUNT", &count);
+		int rm = rc < 0 ? -1 : env_whole(cmd, "SLURM_ARRAY_TASK_MIN", &min);
+
+		if (rc < 0 || rm < 0)
+			return -1;
+		if (!rc || !rm) {
+			fprintf(stderr, "flipbed %s: --shard auto: SLURM_ARRAY_TASK_ID is set but not "
+				"SLURM_ARRAY_TASK_COUNT and SLURM_ARRAY_TASK_MIN; expected a Slurm job "
+				"array task (sbatch --array=1-N)\n", cmd);
+			return -1;
+		}
+		if ((r = env_whole(cmd, "SLURM_ARRAY_TASK_STEP", &v)) < 0)
+			return -1;
+		if (r && v != 1) {
+			fprintf(stderr, "flipbed %s: --shard auto: SLURM_ARRAY_TASK_STEP=%ld: expected "
+				"an array of consecutive task ids (sbatch --array=1-N)\n", cmd, v);
+			return -1;
+		}
+		if ((r = env_whole(cmd, "SLURM_ARRAY_TASK_MAX", &v)) < 0)
+			return -1;
+		if (r && v - min + 1 != count) {
+			fprintf(stderr, "flipbed %s: --shard auto: the Slurm array's %ld tasks are not "
+				"the consecutive ids %ld-%ld; expected an array of consecutive task ids "
+				"(sbatch --array=1-N)\n", cmd, count, min, v);
+			return -1;
+		}
+		if (given_n && given_n != count) {
+			fprintf(stderr, "flipbed %s: --shard auto/%d: the Slurm array has %ld tasks; "
+				"give --shard auto, or an array of %d tasks\n", cmd, given_n, count, given_n);
+			return -1;
+		}
+		*k = (int)(id - min + 1);
+		*n = (int)count;
+		snprintf(from, len, "Slurm array: SLURM_ARRAY_TASK_ID=%ld - SLURM_ARRAY_TASK_MIN=%ld + 1 "
+			 "of SLURM_ARRAY_TASK_COUNT=%ld", id, min, count);
+		return 0;
+	}
+	if ((r = env_whole(cmd, "JOB_COMPLETION_INDEX", &id)) < 0)
+		return -1;
+	if (r && !given_n) {
+		fprintf(stderr, "flipbed %s: --shard auto: JOB_COMPLETION_INDEX=%ld (a Kubernetes "
+			"Indexed Job) does not say how many shards; give --shard auto/N, N the Job's "
+			"completions\n", cmd, id);
+		return -1;
+	}
+	if (r) {
+		*k = (int)(id + 1);
+		*n = given_n;
+		snprintf(from, len, "Kubernetes Indexed Job: JOB_COMPLETION_INDEX=%ld + 1 of auto/%d",
+			 id, given_n);
+		return 0;
+	}
+	fprintf(stderr, "flipbed %s: --shard auto: no job engine in the environment (neither "
+		"SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX is set); give the shard as K/N\n", cmd);
+	return -1;
+}
+
+/* --shard K/N, auto or auto/N into SEL; how auto found it in FROM ("" for K/N). */
+static int parse_shard(const char *cmd, const char *arg, struct fb_select *sel,
+		       char *from, size_t len)
+{
+	const char *end = arg;
+	long k = -1, n = 0;
+
+	from[0] = '\0';
+	if (!strcmp(arg, "auto") || !strncmp(arg, "auto/", 5)) {
+		if (arg[4] && ((n = whole(arg + 5, &end)) < 1 || *end))
+			goto bad;
+		if (shard_from_env(cmd, (int)n, &sel->shard_k, &sel->shard_n, from, len))
+			return -1;
+		if (sel->shard_k < 1 || sel->shard_k > sel->shard_n) {
+			fprintf(stderr, "flipbed %s: --shard %s: shard %d is outside 1..%d (%s); "
+				"accepted: a shard from 1 to N\n", cmd, arg, sel->shard_k, sel->shard_n, from);
+			return -1;
+		}
+		return 0;
+	}
+	if ((k = whole(arg, &end)) < 1 || *end != '/' || (n = whole(end + 1, &end)) < k || *end)
+		goto bad;
+	sel->shard_k = (int)k;
+	sel->shard_n = (int)n;
+	return 0;
+bad:
+	fprintf(stderr, "flipbed %s: --shard %s: expected K/N with 1 <= K <= N, auto or auto/N\n",
+		cmd, arg);
+	return -1;
 }
 
 static int parse_args(int argc, char **argv, struct run_args *a)
@@ -98,9 +248,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "ktap", no_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "watchdog", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	const char *end_c = NULL;
 	char *end, buf[64];
 	int c;
 
@@ -122,18 +274,18 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'f':
 			a->sel.filter = optarg;
 			break;
-		case 'S': {
-			int used = 0;
-
-			if (sscanf(optarg, "%d/%d%n", &a->sel.shard_k, &a->sel.shard_n, &used) != 2 ||
-			    optarg[used] ||
-			    a->sel.shard_n < 1 || a->sel.shard_k < 1 || a->sel.shard_k > a->sel.shard_n) {
-				fprintf(stderr, "flipbed %s: --shard %s: expected K/N with 1 <= K <= N\n",
+		case 'S':
+			if (parse_shard(argv[0], optarg, &a->sel, a->shard_from, sizeof(a->shard_from)))
+				return -1;
+			break;
+		case 'w':
+			a->watchdog = (int)whole(optarg, &end_c);
+			if (a->watchdog < 1 || *end_c) {
+				fprintf(stderr, "flipbed %s: --watchdog %s: expected seconds, at least 1\n",
 					argv[0], optarg);
 				return -1;
 			}
 			break;
-		}
 		case 's':
 		case 'e':
 			if (a->nsets == MAX_SETS) {
@@ -253,15 +405,96 @@ static bool has_entries(const char *path)
 	return any;
 }
 
+/* What a run directory holds: all that replacing a shard's earlier run removes. */
+static const char *const run_entries[] = {
+	"run.json", "cases.jsonl", "cases", "summary.md", "index.html", "junit.xml", NULL
+};
+
 /*
- * A given --out must be new or empty unless RESUME: records appended to
- * another run's cases.jsonl would be counted with it.
+ * Whether OUT holds an earlier run of E's shard: its run.json names the
+ * same shard K/N and the same selection, and OUT holds nothing but a run.
+ * 0, or -1 with the reason in WHY.
  */
-static int check_outdir(const char *out, bool resume)
+static int earlier_shard(const char *out, const struct fb_exec *e, char *why, size_t len)
 {
-	if (out && !resume && has_entries(out)) {
-		fprintf(stderr, "flipbed: --out %s: not empty; give a new or empty directory\n", out);
+	char path[PATH_MAX + 16], shard[32];
+	DIR *d = opendir(out);
+	struct dirent *de;
+	json_t *info;
+	int ret = 0;
+
+	while (d && !ret && (de = readdir(d))) {
+		bool known = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+
+		for (int i = 0; run_entries[i] && !known; i++)
+			known = !strcmp(de->d_name, run_entries[i]);
+		if (!known) {
+			snprintf(why, len, "it holds %s, which is not part of a run", de->d_name);
+			ret = -1;
+		}
+	}
+	if (d)
+		closedir(d);
+	if (ret)
 		return -1;
+	snprintf(path, sizeof(path), "%s/run.json", out);
+	snprintf(shard, sizeof(shard), "%d/%d", e->shard_k, e->shard_n);
+	info = json_load_file(path, 0, NULL);
+	if (!info)
+		snprintf(why, len, "it has no readable run.json");
+	else if (!json_is_string(json_object_get(info, "shard")) ||
+		 strcmp(json_string_value(json_object_get(info, "shard")), shard))
+		snprintf(why, len, "its run.json is not shard %s", shard);
+	else if (!json_is_string(json_object_get(info, "selection")) ||
+		 strcmp(json_string_value(json_object_get(info, "selection")), e->selection))
+		snprintf(why, len, "its run.json selects other cases (another matrix, "
+			 "--kernel, --filter, --set or scenario files)");
+	else
+		ret = 1;
+	json_decref(info);
+	return ret == 1 ? 0 : -1;
+}
+
+/*
+ * A given --out must be new or empty: records appended to another run's
+ * cases.jsonl would be counted with it. Two exceptions: a campaign adds to
+ * its own run (E->resume), and a shard run again into the directory of its
+ * earlier run replaces that run (*REPLACE is set; replace_outdir() removes
+ * it once the new run is ready to start), so that an engine that retries a
+ * shard (a requeued Slurm task, a restarted pod) leaves one set of results.
+ */
+static int check_outdir(const struct fb_exec *e, bool *replace)
+{
+	char why[512];
+
+	*replace = false;
+	if (!e->out || e->resume || !has_entries(e->out))
+		return 0;
+	if (!e->shard_n) {
+		fprintf(stderr, "flipbed: --out %s: not empty; give a new or empty directory\n", e->out);
+		return -1;
+	}
+	if (earlier_shard(e->out, e, why, sizeof(why))) {
+		fprintf(stderr, "flipbed: --out %s: not empty, and not an earlier run of shard %d/%d "
+			"of these cases: %s; give a new or empty directory, or this shard's own run "
+			"directory (its run is replaced)\n", e->out, e->shard_k, e->shard_n, why);
+		return -1;
+	}
+	*replace = true;
+	return 0;
+}
+
+static int replace_outdir(const char *out, int k, int n)
+{
+	char path[PATH_MAX + 16];
+
+	fprintf(stderr, "flipbed: %s holds an earlier run of shard %d/%d: replacing it\n", out, k, n);
+	for (int i = 0; run_entries[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", out, run_entries[i]);
+		if (fb_remove_tree(path)) {
+			fprintf(stderr, "flipbed: cannot remove %s: %s\n", path, strerror(errno));
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -297,6 +530,21 @@ static int make_outdir(const char *out, char *dir, size_t len)
 	return 0;
 }
 
+/*
+ * The manifest is written beside its image and renamed into place: another
+ * flipbed (a shard on the same machine) may be reading the cache.
+ */
+static void save_manifest(const struct fb_manifest *m, const char *path)
+{
+	char tmp[PATH_MAX + 32];
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", path, (int)getpid());
+	if (fb_manifest_save(m, tmp) || rename(tmp, path)) {
+		fprintf(stderr, "flipbed: cannot write %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+	}
+}
+
 /* Golden images, built once per recipe, with the manifest of their files. */
 static int prepare_goldens(struct fb_case_specs *cases, struct fb_golden *g)
 {
@@ -317,7 +565,7 @@ static int prepare_goldens(struct fb_case_specs *cases, struct fb_golden *g)
 				cases->v[i].name, why);
 			continue;
 		}
-		fb_manifest_save(&m, mf);
+		save_manifest(&m, mf);
 		fb_manifest_free(&m);
 	}
 	return fb_proc_interrupted() ? -1 : 0;
@@ -349,6 +597,87 @@ static int check_targets(const struct fb_case_specs *cases, const struct fb_gold
 	return bad ? -1 : 0;
 }
 
+/* dl_iterate_phdr() callback: the GNU build id of the program (the first object), as hex. */
+static int build_id_note(struct dl_phdr_info *info, size_t size, void *data)
+{
+	char *hex = data;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
+		size_t align = ph->p_align == 8 ? 8 : 4;
+
+		while (ph->p_type == PT_NOTE && p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const unsigned char *desc = (const unsigned char *)p + sizeof(*nh) +
+				((nh->n_namesz + align - 1) & ~(align - 1));
+
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*nh), "GNU", 4) && nh->n_descsz <= 64 &&
+			    (const char *)desc + nh->n_descsz <= end) {
+				for (size_t b = 0; b < nh->n_descsz; b++)
+					sprintf(hex + 2 * b, "%02x", desc[b]);
+				return 1;
+			}
+			p = (const char *)desc + ((nh->n_descsz + align - 1) & ~(align - 1));
+		}
+	}
+	return 1;
+}
+
+/*
+ * Which flipbed made a run: "flipbed", `git describe --always --dirty` of
+ * the working directory (flipbed runs from its repository), for people;
+ * "flipbed_build", the GNU build id of this binary, which `flipbed merge`
+ * compares. Either is null when it cannot be had (no git, no build id).
+ */
+static json_t *source_version(void)
+{
+	char buf[128];
+	size_t n = 0;
+	ssize_t r;
+	int fd[2], status;
+	pid_t pid;
+
+	if (pipe(fd))
+		return json_null();
+	pid = fork();
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(fd[1], 1);
+		dup2(null, 2);
+		close(fd[0]);
+		close(fd[1]);
+		/* no optional locks: a describe must not hold the index lock of a tree in use */
+		execlp("git", "git", "--no-optional-locks", "describe", "--always", "--dirty",
+		       (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	while (pid > 0 && n < sizeof(buf) - 1 &&
+	       ((r = read(fd[0], buf + n, sizeof(buf) - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+		n += r > 0 ? (size_t)r : 0;
+	close(fd[0]);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || !*buf || !fb_utf8_valid(buf))
+		return json_null();
+	return json_string(buf);
+}
+
+static json_t *build_id(void)
+{
+	char hex[129] = "";
+
+	dl_iterate_phdr(build_id_note, hex);
+	return *hex ? json_string(hex) : json_null();
+}
+
 static json_t *run_info(const struct fb_exec *e)
 {
 	struct utsname u;
@@ -370,11 +699,21 @@ static json_t *run_info(const struct fb_exec *e)
 	time_t t = time(NULL);
 	char stamp[32];
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-	return json_pack("{s:s, s:o, s:s?, s:i, s:o, s:o, s:{s:s, s:i}}",
-			 "started", stamp, "argv", av, "matrix", e->label, "jobs", e->jobs,
-			 "shard", e->shard_n ? json_sprintf("%d/%d", e->shard_k, e->shard_n) : json_null(),
-			 "kernels", kernels, "host", "uname", u.release,
-			 "nproc", (int)sysconf(_SC_NPROCESSORS_ONLN));
+	json_t *o = json_pack("{s:s, s:o, s:s?, s:i, s:o, s:o, s:{s:s, s:i}}",
+			      "started", stamp, "argv", av, "matrix", e->label, "jobs", e->jobs,
+			      "shard", e->shard_n ? json_sprintf("%d/%d", e->shard_k, e->shard_n) : json_null(),
+			      "kernels", kernels, "host", "uname", u.release,
+			      "nproc", (int)sysconf(_SC_NPROCESSORS_ONLN));
+
+	json_object_set_new(o, "shard_from", e->shard_from && *e->shard_from ?
+			    json_string(e->shard_from) : json_null());
+	json_object_set_new(o, "selection", e->selection ? json_string(e->selection) : json_null());
+	json_object_set_new(o, "cases_total", e->cases_total ? json_integer(e->cases_total) : json_null());
+	json_object_set_new(o, "flipbed", source_version());
+	json_object_set_new(o, "flipbed_build", build_id());
+	json_object_set_new(o, "watchdog", e->watchdog ? json_pack("{s:i, s:n}", "seconds",
+				    e->watchdog, "fired") : json_null());
+	return o;
 }
 
 /*
@@ -404,9 +743,74 @@ static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *
 enum { PH_TOTAL, PH_IMAGE, PH_BOOT, PH_WORKLOAD, PH_FSCK, PH__COUNT };
 static const char *const phase_names[PH__COUNT] = { "total", "image", "boot", "workload", "fsck" };
 
-/* Append the worker's record to cases.jsonl; write an infra record if it left none. */
+/*
+ * The record of case C when the case left none: infra, for WHY, with what
+ * the case list knows (its axes, its target's type and timing) so that the
+ * reports put it in its row and column.
+ */
+static json_t *infra_record(const struct fb_case_spec *c, const char *sub,
+			    const char *mismatch, const char *why)
+{
+	char *repro = fb_case_repro(c);
+	json_t *params = json_pack("{s:s}", "kernel", c->kernel);
+	json_t *rec;
+
+	for (int i = 0; i < c->nparams; i++) {
+		char key[256];
+
+		snprintf(key, sizeof(key), "%s.%s", c->params[i].section, c->params[i].key);
+		json_object_set_new(params, key, json_string(c->params[i].value));
+	}
+	rec = json_pack("{s:s, s:s, s:s, s:o, s:{s:s?, s:s}, s:s, s:s, s:[s], s:{s:s, s:s, s:s, s:s, s:s}, s:s}",
+			"case", c->name, "scenario", c->scn->file, "kernel", c->kernel,
+			"params", params, "target", "type", c->scn->type,
+			"timing", fb_timing_name(c->scn->timing), "verdict", "infra",
+			"dir", "", "mismatch", mismatch,
+			"outcome", "detect", "none", "reaction", "none", "fsck", "not-run",
+			"data", "not-checked", "infra", why, "repro", repro);
+	json_object_set_new(rec, "dir", json_sprintf("cases/%s", sub));
+	free(repro);
+	return rec;
+}
+
+/* OUTDIR/cases/SUB/case.json: REC, pretty-printed, as a case writes it. */
+static void write_case_json(json_t *rec, const char *outdir, const char *sub)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/cases/%s", outdir, sub);
+	mkdir(path, 0755);
+	strcat(path, "/case.json");
+	json_dump_file(rec, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+}
+
+/*
+ * The watchdog stopped a case: its record, whatever the case managed to
+ * write, is infra for WHY, the case's own reason kept after it.
+ */
+static void watchdog_record(json_t *rec, const char *why)
+{
+	json_t *out = json_object_get(rec, "outcome");
+	const char *was = json_string_value(json_object_get(out, "infra"));
+
+	json_object_set_new(out, "infra", was && *was ? json_sprintf("%s; the case said: %s", why, was) :
+			    json_string(why));
+	json_object_set_new(rec, "verdict", json_string("infra"));
+}
+
+static void append_record(json_t *rec, FILE *jsonl)
+{
+	json_dumpf(rec, jsonl, JSON_COMPACT | JSON_SORT_KEYS);
+	fputc('\n', jsonl);
+	fflush(jsonl);
+}
+
+/*
+ * Append the worker's record to cases.jsonl; write an infra record if it
+ * left none. WATCHDOG: the watchdog stopped the case, and says why.
+ */
 static enum fb_verdict collect(const struct fb_case_spec *c, const char *outdir,
-			       FILE *jsonl, int status, double *phases)
+			       FILE *jsonl, int status, double *phases, const char *watchdog)
 {
 	char sub[PATH_MAX], path[PATH_MAX * 2];
 	json_t *rec;
@@ -414,29 +818,58 @@ static enum fb_verdict collect(const struct fb_case_spec *c, const char *outdir,
 	fb_case_dirname(c->name, sub, sizeof(sub));
 	snprintf(path, sizeof(path), "%s/cases/%s/case.json", outdir, sub);
 	rec = json_load_file(path, 0, NULL);
-	if (!rec) {
-		char *repro = fb_case_repro(c);
-		rec = json_pack("{s:s, s:s, s:s, s:{s:s}, s:s, s:s, s:[s], s:{s:s, s:s, s:s, s:s, s:s}, s:s}",
-				"case", c->name, "scenario", c->scn->file, "kernel", c->kernel,
-				"params", "kernel", c->kernel, "verdict", "infra",
-				"dir", "", "mismatch", "worker died",
-				"outcome", "detect", "none", "reaction", "none", "fsck", "not-run",
-				"data", "not-checked", "infra",
-				WIFSIGNALED(status) ? "the case worker was killed by a signal" :
-						      "the case worker exited without a record",
-				"repro", repro);
-		json_object_set_new(rec, "dir", json_sprintf("cases/%s", sub));
-		free(repro);
+	if (!rec)
+		rec = infra_record(c, sub, "worker died",
+				   WIFSIGNALED(status) ? "the case worker was killed by a signal" :
+							 "the case worker exited without a record");
+	if (watchdog) {
+		watchdog_record(rec, watchdog);
+		write_case_json(rec, outdir, sub);
 	}
 	for (int i = 0; i < PH__COUNT; i++)
 		phases[i] = json_number_value(json_object_get(json_object_get(rec, "durations"),
 							      phase_names[i]));
-	json_dumpf(rec, jsonl, JSON_COMPACT | JSON_SORT_KEYS);
-	fputc('\n', jsonl);
-	fflush(jsonl);
+	append_record(rec, jsonl);
 	enum fb_verdict v = fb_verdict_parse(json_string_value(json_object_get(rec, "verdict")));
 	json_decref(rec);
 	return (int)v < 0 ? FB_VERDICT_INFRA : v;
+}
+
+/*
+ * --watchdog: when no case has finished for SECONDS, the run stops. The
+ * workers get SIGTERM (each stops its QEMU and nbdkit and records its case
+ * as interrupted), and SIGKILL WATCHDOG_GRACE seconds later (their QEMU and
+ * nbdkit die with them by PDEATHSIG); no case starts any more. Every case
+ * it stopped or never started gets an infra record saying so, so that the
+ * run, and a merge of its shards, still holds every case.
+ */
+#define WATCHDOG_GRACE 10
+
+struct watchdog {
+	int seconds;		/* 0: no watchdog */
+	double last;		/* when a case last finished, or the cases started */
+	double fired;		/* when it fired; 0: not */
+	int stopped, unstarted;	/* the cases it recorded as infra */
+};
+
+static void watchdog_check(struct watchdog *wd, const struct worker *w, int jobs, int running,
+			   int unstarted)
+{
+	double now = fb_now();
+
+	if (wd->seconds && !wd->fired && now - wd->last >= wd->seconds) {
+		wd->fired = now;
+		fprintf(stderr, "\nflipbed: watchdog: no case finished for %d s: stopping %d running "
+			"case(s); they and %d not started are recorded as infra\n", wd->seconds,
+			running, unstarted);
+		for (int s = 0; s < jobs; s++)
+			if (w[s].pid)
+				kill(w[s].pid, SIGTERM);
+	}
+	if (wd->fired && now - wd->fired >= WATCHDOG_GRACE)
+		for (int s = 0; s < jobs; s++)
+			if (w[s].pid)
+				kill(w[s].pid, SIGKILL);
 }
 
 struct progress {
@@ -495,12 +928,12 @@ static void show_progress(struct progress *p, const struct fb_case_spec *c,
 }
 
 static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
-		     const struct fb_run_opts *o, int jobs)
+		     const struct fb_run_opts *o, int jobs, struct watchdog *wd)
 {
 	struct worker w[64] = { 0 };
 	struct progress p = { .total = cases->n, .start = fb_now(), .tty = isatty(2) };
 	double phases[PH__COUNT];
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 16], why[160];
 	FILE *jsonl;
 	int next = 0, running = 0, evfd = fb_proc_init();
 
@@ -510,8 +943,9 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 		fprintf(stderr, "flipbed: cannot write %s: %s\n", path, strerror(errno));
 		return -1;
 	}
+	wd->last = p.start;
 	while (next < cases->n || running) {
-		while (!fb_proc_interrupted() && running < jobs && next < cases->n) {
+		while (!fb_proc_interrupted() && !wd->fired && running < jobs && next < cases->n) {
 			for (int s = 0; s < jobs; s++) {
 				if (w[s].pid)
 					continue;
@@ -539,7 +973,10 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 				fprintf(stderr, "flipbed: could not remove %s: %s\n", w[s].priv,
 					strerror(errno));
 			const struct fb_case_spec *c = &cases->v[w[s].index];
-			enum fb_verdict v = collect(c, o->outdir, jsonl, status, phases);
+			snprintf(why, sizeof(why), "watchdog: no case finished for %d s; this case "
+				 "was stopped after %.0f s", wd->seconds, fb_now() - w[s].start);
+			enum fb_verdict v = collect(c, o->outdir, jsonl, status, phases,
+						    wd->fired ? why : NULL);
 			p.phases = xrealloc(p.phases, (p.done + 1) * PH__COUNT * sizeof(double));
 			memcpy(p.phases + p.done * PH__COUNT, phases, sizeof(phases));
 			p.done++;
@@ -547,15 +984,38 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 			show_progress(&p, c, v, fb_now() - w[s].start);
 			w[s].pid = 0;
 			running--;
+			if (wd->fired)
+				wd->stopped++;
+			else
+				wd->last = fb_now();
 		}
 		if (fb_proc_interrupted() && !running)
 			break;
+		watchdog_check(wd, w, jobs, running, cases->n - next);
+		if (wd->fired && !running)
+			break;
+	}
+	/* an interrupted run records what finished; a stopped one every case */
+	for (; wd->fired && !fb_proc_interrupted() && next < cases->n; next++) {
+		const struct fb_case_spec *c = &cases->v[next];
+		char sub[PATH_MAX];
+		json_t *rec;
+
+		snprintf(why, sizeof(why), "watchdog: no case finished for %d s; this case was "
+			 "never started", wd->seconds);
+		fb_case_dirname(c->name, sub, sizeof(sub));
+		rec = infra_record(c, sub, "not started", why);
+		write_case_json(rec, o->outdir, sub);
+		append_record(rec, jsonl);
+		json_decref(rec);
+		p.count[FB_VERDICT_INFRA]++;
+		wd->unstarted++;
 	}
 	if (p.tty)
 		fprintf(stderr, "\n");
 	fclose(jsonl);
 	fprintf(stderr, "flipbed: %d cases in %.0f s: %d passed, %d failed, %d infra, %d skipped\n",
-		p.done, fb_now() - p.start, p.count[FB_VERDICT_PASS], p.count[FB_VERDICT_FAIL],
+		p.done + wd->unstarted, fb_now() - p.start, p.count[FB_VERDICT_PASS], p.count[FB_VERDICT_FAIL],
 		p.count[FB_VERDICT_INFRA], p.count[FB_VERDICT_SKIP]);
 	print_timing(&p, fb_now() - p.start);
 	free(p.phases);
@@ -614,6 +1074,49 @@ static int check_distinct(char *const files[], int n)
 
 static int run_parsed(int argc, char **argv, const char *matrix, struct run_args *ap);
 
+static int expand(const char *matrix, char *const args[], int nargs,
+		  const struct fb_select *sel, struct fb_case_specs *cases)
+{
+	return matrix ? fb_matrix_expand(args[0], sel, cases) :
+			fb_scenarios_expand(args, nargs, sel, cases);
+}
+
+/*
+ * The selection id: what makes a run's case list. Every case of the
+ * selection before --shard (its repro command: scenario, kernel, axes,
+ * --set values) and the bytes of its scenario file, hashed in expansion
+ * order, as 16 hex digits in ID; the number of those cases in *TOTAL. The
+ * shards of one run share it, whatever their K; `flipbed merge` refuses
+ * runs whose ids differ. CASES is this run's expansion (with SEL).
+ */
+static int selection_id(const char *matrix, char *const args[], int nargs,
+			const struct fb_select *sel, const struct fb_case_specs *cases,
+			char *id, size_t len, int *total)
+{
+	struct fb_select all = *sel;
+	struct fb_case_specs every = *cases;
+	uint64_t h = FNV1A_INIT;
+
+	all.shard_k = all.shard_n = 0;
+	if (sel->shard_n && expand(matrix, args, nargs, &all, &every) < 0)
+		return -1;
+	for (int i = 0; i < every.n; i++) {
+		char *repro = fb_case_repro(&every.v[i]), *text;
+		size_t n = 0;
+
+		h = fnv1a(h, repro, strlen(repro) + 1);
+		free(repro);
+		if ((text = fb_slurp(every.v[i].scn->file, &n)))
+			h = fnv1a(h, text, n);
+		free(text);
+	}
+	*total = every.n;
+	if (sel->shard_n)
+		fb_case_specs_free(&every);
+	snprintf(id, len, "%016llx", (unsigned long long)h);
+	return 0;
+}
+
 /* The --set values parse_args() allocated are freed whatever happens. */
 static int run_main(int argc, char **argv, const char *matrix)
 {
@@ -633,7 +1136,8 @@ static int run_parsed(int argc, char **argv, const char *matrix, struct run_args
 {
 	struct run_args a = *ap;
 	struct fb_case_specs cases;
-	int rc;
+	char selection[32];
+	int rc, total;
 
 	if (matrix ? optind != argc - 1 : optind >= argc) {
 		usage(stderr, argv[0]);
@@ -641,12 +1145,13 @@ static int run_parsed(int argc, char **argv, const char *matrix, struct run_args
 	}
 	if (!matrix && check_distinct(argv + optind, argc - optind))
 		return EXIT_BADINPUT;
-	if (matrix)
-		rc = fb_matrix_expand(argv[optind], &a.sel, &cases);
-	else
-		rc = fb_scenarios_expand(argv + optind, argc - optind, &a.sel, &cases);
-	if (rc < 0)
+	if (expand(matrix, argv + optind, argc - optind, &a.sel, &cases) < 0)
 		return EXIT_BADINPUT;
+	if (selection_id(matrix, argv + optind, argc - optind, &a.sel, &cases,
+			 selection, sizeof(selection), &total) < 0) {
+		fb_case_specs_free(&cases);
+		return EXIT_BADINPUT;
+	}
 	if (a.failed && keep_failed(&cases) < 0)
 		return EXIT_BADINPUT;
 	if (!cases.n) {
@@ -670,7 +1175,8 @@ static int run_parsed(int argc, char **argv, const char *matrix, struct run_args
 		.out = a.out, .jobs = a.jobs, .keep = a.keep, .verbose = a.verbose,
 		.ktap = a.ktap, .label = matrix ? argv[optind] : NULL,
 		.argc = argc, .argv = argv,
-		.shard_k = a.sel.shard_k, .shard_n = a.sel.shard_n,
+		.shard_k = a.sel.shard_k, .shard_n = a.sel.shard_n, .shard_from = a.shard_from,
+		.selection = selection, .cases_total = total, .watchdog = a.watchdog,
 	};
 	rc = fb_run_execute(&cases, &e);
 	fb_case_specs_free(&cases);
@@ -681,11 +1187,13 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 {
 	struct fb_golden *g;
 	struct fb_run_opts o = { 0 };
-	char outdir[PATH_MAX];
+	struct watchdog wd = { .seconds = e->watchdog };
+	char outdir[PATH_MAX], path[PATH_MAX + 16];
 	json_t *info;
+	bool replace;
 	int rc;
 
-	if (check_built(cases) < 0 || check_outdir(e->out, e->resume) < 0)
+	if (check_built(cases) < 0 || check_outdir(e, &replace) < 0)
 		return EXIT_BADINPUT;
 	/* the handlers first: a Ctrl-C while golden images are built is noted,
 	 * the build in progress removes its directory, and nothing else starts */
@@ -699,17 +1207,35 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 		free(g);
 		return EXIT_BADINPUT;
 	}
-	if (make_outdir(e->out, outdir, sizeof(outdir)) < 0) {
+	if ((replace && replace_outdir(e->out, e->shard_k, e->shard_n) < 0) ||
+	    make_outdir(e->out, outdir, sizeof(outdir)) < 0) {
 		free(g);
 		return EXIT_BADINPUT;
 	}
 	fprintf(stderr, "flipbed: %d cases, %d at a time, results in %s\n", cases->n, e->jobs, outdir);
+	if (e->shard_from && *e->shard_from)
+		fprintf(stderr, "flipbed: shard %d/%d from the %s\n", e->shard_k, e->shard_n,
+			e->shard_from);
 	info = run_info(e);
 	json_object_set_new(info, "run_id", json_string(strrchr(outdir, '/') ? strrchr(outdir, '/') + 1 : outdir));
+	json_object_set_new(info, "cases_planned", json_integer(cases->n));
+	/* a run.json from the start: a shard killed outright is still known as one */
+	snprintf(path, sizeof(path), "%s/run.json", outdir);
+	if (!e->resume)
+		json_dump_file(info, path, JSON_INDENT(2) | JSON_SORT_KEYS);
 	o.outdir = outdir;
 	o.keep = e->keep;
 	o.verbose = e->verbose;
-	rc = run_cases(cases, g, &o, e->jobs);
+	rc = run_cases(cases, g, &o, e->jobs, &wd);
+	if (wd.seconds) {
+		char stamp[32];
+		time_t t = time(NULL) - (time_t)(fb_now() - wd.fired);
+
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+		json_object_set_new(info, "watchdog", json_pack("{s:i, s:o, s:i, s:i}",
+			"seconds", wd.seconds, "fired", wd.fired ? json_string(stamp) : json_null(),
+			"stopped", wd.stopped, "not_started", wd.unstarted));
+	}
 	rc = finish(outdir, info, e->ktap, rc < 0);
 	json_decref(info);
 	free(g);

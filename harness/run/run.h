@@ -22,11 +22,17 @@ struct fb_exec {
 	int argc;		/* the command line, recorded in run.json */
 	char **argv;
 	int shard_k, shard_n;	/* recorded in run.json; 0/0 when not sharded */
+	const char *shard_from;	/* how --shard auto found the shard, or NULL */
+	const char *selection;	/* the selection id shared by the shards of a run, or NULL */
+	int cases_total;	/* the cases of the selection before --shard; 0: unknown */
+	int watchdog;		/* seconds without a finished case before the run stops; 0: never */
 	bool resume;		/* OUT may hold a run already: add to it (campaigns) */
 };
 
 /*
- * Run CASES and write the run directory. Returns the exit status: 0 every
+ * Run CASES and write the run directory: OUT must be new or empty, or hold
+ * the earlier run of the same shard (shard_n set), which is replaced.
+ * Returns the exit status: 0 every
  * case met its expectation, 1 some did not, 2 something is not built,
  * 3 infrastructure failure, EXIT_INTERRUPTED (130) interrupted.
  */
