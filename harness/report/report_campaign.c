@@ -136,6 +136,7 @@ int fb_report_campaign(const char *path, const struct fb_run *run,
 		if (by_timing[t].cases)
 			rate(f, o->timing_names[t], &by_timing[t]);
 
+	fb_report_explained(f, run);
 	fprintf(f, "\n## Findings (%d distinct)\n\n", o->nfindings);
 	if (!o->nfindings)
 		fputs("None.\n", f);

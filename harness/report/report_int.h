@@ -67,6 +67,13 @@ char *fb_dmesg_excerpt(const char *text, unsigned *kept, unsigned *total);
 FILE *fb_out_open(const char *path);
 int fb_out_close(FILE *f, const char *path);
 
+/*
+ * The explained verdicts (report_explain.c): the headline of checksum-
+ * covered faults the kernel read and detected, undetected cases by cause,
+ * write faults met at the next mount. Nothing when no record has them.
+ */
+void fb_report_explained(FILE *f, const struct fb_run *run);
+
 /* Kernel variants in their column order: stock, patched, kasan, others. */
 int fb_kernel_cmp(const char *a, const char *b);
 
@@ -86,5 +93,16 @@ int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv);
 
 /* The JSON value at a dotted path of the record, or NULL. */
 struct json_t *fb_case_get(const struct fb_case *c, const char *path);
+
+/*
+ * The fanotify witness of a case (report_fanotify.c): "agrees",
+ * "DISAGREES", "not compared", or NULL when the record has no "fanotify";
+ * its section of the case page and of `flipbed show`; the cases whose
+ * witness disagrees, for summary.md.
+ */
+const char *fb_fanotify_flag(const struct fb_case *c);
+void fb_fanotify_page(FILE *out, const struct fb_case *c);
+void fb_fanotify_show(FILE *out, const struct fb_case *c);
+void fb_fanotify_summary(const struct fb_run *run, FILE *out);
 
 #endif

@@ -166,9 +166,11 @@ int fb_report_summary(const struct fb_run *run, FILE *out)
 		print_header(run, out);
 		print_table(run, &t, out);
 		print_totals(run, out);
+		fb_report_explained(out, run);
 		print_list(run, FB_VERDICT_FAIL, "Failures", out);
 		print_list(run, FB_VERDICT_INFRA, "Infra errors", out);
 		print_list(run, FB_VERDICT_SKIP, "Skipped", out);
+		fb_fanotify_summary(run, out);
 	}
 	fb_table_free(&t);
 	return ret;
