@@ -18,7 +18,7 @@
 HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c paths.c options.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
-	run/image.c run/manifest.c run/target.c run/undetected.c run/runcase.c run/run.c run/image_cmd.c \
+	run/image.c run/manifest.c run/target.c run/undetected.c run/fsck.c run/runcase.c run/run.c run/image_cmd.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
 	campaign/campaign_min.c) \
@@ -38,7 +38,7 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	timeout.sh interrupt.sh rule.sh panic.sh infra.sh scenario-errors.sh \
 	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-minimize.sh image-cmd.sh \
 	copy-source.sh campaign-interrupt-start.sh case-record.sh data-bound.sh hostile-input.sh \
-	step-judge.sh golden-interrupt.sh \
+	step-judge.sh golden-interrupt.sh fsck-oracle.sh \
 	scenario-vars.sh \
 	campaign-run.sh)
 BENCHES += bench-boot bench-matrix bench-campaign

@@ -31,3 +31,13 @@ $(B)/tests/bin/test-undetected: harness/tests/test-undetected.c harness/run/unde
 		$(shell $(PKG_CONFIG) --libs cmocka) -ljansson
 
 -include $(B)/tests/bin/test-undetected.d
+
+# The e2fsck oracle's output reader (harness/run/fsck.c) on the goldens of
+# harness/tests/fsck/ (made by harness/tests/fsck-oracle.sh).
+TESTS += $(B)/tests/bin/test-fsck
+$(B)/tests/bin/test-fsck: harness/tests/test-fsck.c harness/run/fsck.c $(B)/obj/harness/util.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka) \
+		-o $@ $< harness/run/fsck.c $(B)/obj/harness/util.o $(shell $(PKG_CONFIG) --libs cmocka)
+
+-include $(B)/tests/bin/test-fsck.d

@@ -32,6 +32,7 @@
 #include "boot/proc.h"
 #include "run/runcase.h"
 #include "run/target.h"
+#include "run/fsck.h"
 #include "run/undetected.h"
 #include "boot/vm.h"
 #include "util.h"
@@ -64,6 +65,7 @@ struct casectx {
 	json_t *fsck_codes;
 	char ddetail[512];		/* what the data oracle found */
 	char hit[160];			/* what a csum-error line names for the fault */
+	json_t *fsck_problems;		/* the first -fn run's problem lines */
 	double t0, t_image, t_boot, t_work, t_fsck;
 };
 
@@ -261,12 +263,53 @@ static enum fb_fsck fsck_all(struct casectx *x, const char *image, const char *o
 			     json_t *codes)
 {
 	int first = run_fsck(image, out, "-fn");
+/*
+ * The problem lines (fsck.h) in OUT from byte FROM on, the output of the
+ * run just made; the first few go to PROBLEMS when it is not NULL.
+ * Bounded: e2fsck's output is read up to 1 MiB.
+ */
+static int fsck_problems(const char *out, off_t from, json_t *problems)
+{
+	char lines[8][FB_FSCK_LINE];
+	size_t len;
+	char *text = fb_slurp(out, &len);
+	int n = 0;
+
+	if (!text)
+		return 0;
+	if ((size_t)from < len) {
+		size_t cap = len - from < (1 << 20) ? len - from : (1 << 20);
+
+		n = fb_fsck_problems(text + from, cap, lines, 8);
+		for (int i = 0; problems && i < n && i < 8; i++)
+			json_array_append_new(problems, json_string(lines[i]));
+	}
+	free(text);
+	return n;
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : st.st_size;
+}
+
+/*
+ * e2fsck -fn, -fy, -fn. A run is clean when it exits 0 and its output
+ * names no problem (fsck.h: -n can exit 0 after "IGNORED"). The first
+ * run's problem lines go to case.json (fsck_problems).
+ */
 	int fix = first == -2 ? -2 : run_fsck(image, out, "-fy");
 	int second = fix == -2 ? -2 : run_fsck(image, out, "-fn");
 
+	off_t at = file_size(out);
 	if (first == -2 || fix == -2 || second == -2) {
+	int first_problems = first < 0 ? 0 : fsck_problems(out, at, x->fsck_problems);
 		set_infra(x, "e2fsck %s ran past %d s", first == -2 ? "-fn" : fix == -2 ?
+	off_t at2 = file_size(out);
 			  "-fy" : "-fn (after -fy)", fb_oracle_seconds());
+	int second_problems = second < 0 ? 0 : fsck_problems(out, at2, NULL);
 		return FB_FSCK_NOT_RUN;
 	}
 
@@ -280,9 +323,9 @@ static enum fb_fsck fsck_all(struct casectx *x, const char *image, const char *o
 	 */
 	if (first < 0 || second < 0)
 		return FB_FSCK_NOT_RUN;
-	if (first == 0)
+	if (first == 0 && !first_problems)
 		return FB_FSCK_CLEAN;
-	return second == 0 ? FB_FSCK_REPAIRED : FB_FSCK_UNREPAIRED;
+	return second == 0 && !second_problems ? FB_FSCK_REPAIRED : FB_FSCK_UNREPAIRED;
 }
 
 /* Paths the workload itself changes: their content is not the golden one. */
@@ -637,6 +680,7 @@ static int open_case(struct casectx *x, const char *priv)
 	fb_scenario_expect(x->c->scn, x->c->kernel, &x->expect);
 	if (!priv || !*priv)
 		set_infra(x, "no private directory for the case's sockets (TMPDIR=%s)",
+	x->fsck_problems = json_array();
 			  getenv("TMPDIR") ? getenv("TMPDIR") : "");
 	else
 		snprintf(x->priv, sizeof(x->priv), "%s", priv);
@@ -913,6 +957,7 @@ static int record_case(struct casectx *x, const struct fb_golden *g)
 	json_object_set_new(rec, "expect", expect);
 	json_object_set_new(rec, "verdict", json_string(fb_verdict_name(x->verdict)));
 	json_object_set_new(rec, "mismatch", x->mismatch);
+	json_object_set_new(rec, "fsck_problems", x->fsck_problems);
 	json_object_set_new(rec, "durations", json_pack("{s:f, s:f, s:f, s:f, s:f}",
 		"image", x->t_image, "boot", x->t_boot, "workload", x->t_work,
 		"fsck", x->t_fsck, "total", fb_now() - x->t0));
