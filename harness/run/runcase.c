@@ -31,8 +31,8 @@
 #include "classify/probe.h"
 #include "boot/proc.h"
 #include "run/runcase.h"
-#include "run/target.h"
 #include "run/fsck.h"
+#include "run/target.h"
 #include "run/undetected.h"
 #include "boot/vm.h"
 #include "util.h"
@@ -63,9 +63,9 @@ struct casectx {
 	enum fb_verdict verdict;
 	json_t *mismatch;
 	json_t *fsck_codes;
+	json_t *fsck_problems;		/* the first -fn run's problem lines */
 	char ddetail[512];		/* what the data oracle found */
 	char hit[160];			/* what a csum-error line names for the fault */
-	json_t *fsck_problems;		/* the first -fn run's problem lines */
 	double t0, t_image, t_boot, t_work, t_fsck;
 };
 
@@ -259,10 +259,6 @@ static int run_fsck(const char *image, const char *out, const char *opt)
 	return rc;
 }
 
-static enum fb_fsck fsck_all(struct casectx *x, const char *image, const char *out,
-			     json_t *codes)
-{
-	int first = run_fsck(image, out, "-fn");
 /*
  * The problem lines (fsck.h) in OUT from byte FROM on, the output of the
  * run just made; the first few go to PROBLEMS when it is not NULL.
@@ -300,16 +296,20 @@ static off_t file_size(const char *path)
  * names no problem (fsck.h: -n can exit 0 after "IGNORED"). The first
  * run's problem lines go to case.json (fsck_problems).
  */
-	int fix = first == -2 ? -2 : run_fsck(image, out, "-fy");
-	int second = fix == -2 ? -2 : run_fsck(image, out, "-fn");
-
+static enum fb_fsck fsck_all(struct casectx *x, const char *image, const char *out,
+			     json_t *codes)
+{
 	off_t at = file_size(out);
-	if (first == -2 || fix == -2 || second == -2) {
+	int first = run_fsck(image, out, "-fn");
 	int first_problems = first < 0 ? 0 : fsck_problems(out, at, x->fsck_problems);
-		set_infra(x, "e2fsck %s ran past %d s", first == -2 ? "-fn" : fix == -2 ?
+	int fix = first == -2 ? -2 : run_fsck(image, out, "-fy");
 	off_t at2 = file_size(out);
-			  "-fy" : "-fn (after -fy)", fb_oracle_seconds());
+	int second = fix == -2 ? -2 : run_fsck(image, out, "-fn");
 	int second_problems = second < 0 ? 0 : fsck_problems(out, at2, NULL);
+
+	if (first == -2 || fix == -2 || second == -2) {
+		set_infra(x, "e2fsck %s ran past %d s", first == -2 ? "-fn" : fix == -2 ?
+			  "-fy" : "-fn (after -fy)", fb_oracle_seconds());
 		return FB_FSCK_NOT_RUN;
 	}
 
@@ -676,11 +676,11 @@ static int open_case(struct casectx *x, const char *priv)
 	x->verdict = FB_VERDICT_PASS;
 	x->mismatch = json_array();
 	x->fsck_codes = json_object();
+	x->fsck_problems = json_array();
 	x->step_results = json_array();
 	fb_scenario_expect(x->c->scn, x->c->kernel, &x->expect);
 	if (!priv || !*priv)
 		set_infra(x, "no private directory for the case's sockets (TMPDIR=%s)",
-	x->fsck_problems = json_array();
 			  getenv("TMPDIR") ? getenv("TMPDIR") : "");
 	else
 		snprintf(x->priv, sizeof(x->priv), "%s", priv);
@@ -952,12 +952,12 @@ static int record_case(struct casectx *x, const struct fb_golden *g)
 	write_outcome(rec, &x->out);
 	json_object_set_new(rec, "data_detail", json_string(x->ddetail));
 	json_object_set_new(rec, "fsck_exit", x->fsck_codes);
+	json_object_set_new(rec, "fsck_problems", x->fsck_problems);
 	for (int f = 0; f < FB_EXP__COUNT; f++)
 		json_object_set_new(expect, fb_expect_names[f], json_string(x->expect.field[f]));
 	json_object_set_new(rec, "expect", expect);
 	json_object_set_new(rec, "verdict", json_string(fb_verdict_name(x->verdict)));
 	json_object_set_new(rec, "mismatch", x->mismatch);
-	json_object_set_new(rec, "fsck_problems", x->fsck_problems);
 	json_object_set_new(rec, "durations", json_pack("{s:f, s:f, s:f, s:f, s:f}",
 		"image", x->t_image, "boot", x->t_boot, "workload", x->t_work,
 		"fsck", x->t_fsck, "total", fb_now() - x->t0));
