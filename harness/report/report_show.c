@@ -128,6 +128,7 @@ static void show_outcome(const struct fb_case *c, FILE *out)
 	if ((s = fb_case_str(c, "outcome.infra")) && *s)
 		fprintf(out, "  infra: %s\n", s);
 	show_attrib(c, out);
+	fb_fanotify_show(out, c);
 	show_array(out, "mismatch", fb_case_get(c, "mismatch"));
 }
 
