@@ -89,12 +89,14 @@ static int run_step(int i)
 		chan_send("step %d %s -> err EINVAL %s", i + 1, steps[i], why);
 		return 0;
 	}
+	fserror_before(&s);
 	rc = op_run(i + 1, &s, detail, sizeof(detail));
 	crashed |= s.id == STEP_CRASH;
 	if (rc)
 		result = rc == EBADDATA ? "EBADDATA" : errname(rc, b, sizeof(b));
-	/* the kernel messages this step caused come before its result */
+	/* the kernel messages and fanotify events it caused come before its result */
 	kmsg_drain();
+	fserror_after(&s, rc);
 	chan_send("step %d %s -> %s%s%s%s", i + 1, steps[i], rc ? "err " : "ok",
 		  rc ? result : "", *detail ? " " : "", detail);
 	return s.expect == EXPECT_ANY ? -1 : step_met(&s, result);
@@ -120,6 +122,7 @@ int main(void)
 		passed += met == 1;
 		failed += met == 0;
 	}
+	fserror_stop();
 	kmsg_stop();
 	chan_send("done %d %d", passed, failed);
 	chan_drain();

@@ -2,7 +2,8 @@
 /*
  * The guest agent's internal surface (one file per job: chan.c talks to the
  * host, kmsg.c forwards kernel messages, ops.c runs steps, race.c the
- * concurrent ones, pattern.c makes file contents). The protocol is described in README.md.
+ * concurrent ones, pattern.c makes file contents, fserror.c watches for
+ * ext4's error reports). The protocol is described in README.md.
  */
 #ifndef FLIPBED_AGENT_H
 #define FLIPBED_AGENT_H
@@ -50,5 +51,26 @@ int op_copy_source(int n, const struct step *s, char *detail, size_t len);
 /* race.c: the inode-update race (attr-race) and its check after a remount. */
 int op_attr_race(int n, const struct step *s, char *detail, size_t len);
 int op_attr_check(int n, const struct step *s, char *detail, size_t len);
+
+/*
+ * fserror.c: ext4's error reports as fanotify FAN_FS_ERROR events of /mnt,
+ * sent as "fserror ERRNO INO COUNT" lines (at most FSERROR_MAX a boot).
+ * fserror_before/after go around every step: a umount closes the watch, a
+ * mount that succeeded opens it, and the events so far are sent.
+ * fserror_stop sends the rest and "fserror-dropped K" when some were not.
+ */
+#define FSERROR_MAX 64
+void fserror_before(const struct step *s);
+void fserror_after(const struct step *s, int rc);
+void fserror_stop(void);
+
+/*
+ * The first fanotify event of BUF (LEN bytes, as read(2) gave them): its
+ * length in *USED and, for FAN_FS_ERROR, "ERRNO INO COUNT" in LINE.
+ */
+enum { FSERROR_EVENT, FSERROR_OVERFLOW, FSERROR_OTHER, FSERROR_BAD };
+int fserror_decode(const void *buf, size_t len, size_t *used, char *line, size_t linelen);
+/* Send the events of BUF as fserror lines, or count them once FSERROR_MAX are sent. */
+void fserror_take(const void *buf, size_t len);
 
 #endif
