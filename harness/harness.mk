@@ -38,7 +38,7 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	timeout.sh interrupt.sh rule.sh panic.sh infra.sh scenario-errors.sh \
 	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-minimize.sh image-cmd.sh \
 	copy-source.sh campaign-interrupt-start.sh case-record.sh data-bound.sh hostile-input.sh \
-	step-judge.sh golden-interrupt.sh fsck-oracle.sh \
+	step-judge.sh golden-interrupt.sh fsck-oracle.sh manifest-replay.sh \
 	scenario-vars.sh \
 	campaign-run.sh)
 BENCHES += bench-boot bench-matrix bench-campaign

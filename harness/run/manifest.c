@@ -16,7 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "boot/proc.h"
 #include "guest/agent.h"
+#include "run/image.h"
 #include "run/manifest.h"
 #include "util.h"
 
@@ -147,9 +152,47 @@ static int walk_dir(struct walk *w, ext2_ino_t dir)
 	return 0;
 }
 
+/*
+ * Replay the journal of IMAGE on a copy, COPY, with e2fsck (only the
+ * journal: -E journal_only), within the oracle's time. 0 when COPY holds
+ * the replayed image, else -1 with WHY.
+ */
+static int replay_copy(const char *image, const char *copy, double deadline,
+		       char *why, size_t len)
+{
+	char *argv[] = { "e2fsck", "-fy", "-E", "journal_only", (char *)copy, NULL };
+	struct fb_proc p;
+	int reaped;
+
+	if (fb_image_copy(image, copy)) {
+		snprintf(why, len, "cannot copy %s to %s to replay its journal", image, copy);
+		return -1;
+	}
+	if (fb_proc_spawn(&p, "e2fsck", argv, -1, -1, -1)) {
+		snprintf(why, len, "cannot run e2fsck to replay the journal of %s", image);
+		return -1;
+	}
+	while (!(reaped = fb_proc_reap(&p, 0)) && fb_now() < deadline)
+		usleep(10000);
+	if (!reaped) {
+		fb_proc_kill(&p);
+		snprintf(why, len, "replaying the journal of %s took more than %d s", image,
+			 fb_oracle_seconds());
+		return -1;
+	}
+	/* 0: nothing to fix, 1: fixed (the replay) */
+	if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) > 1) {
+		snprintf(why, len, "e2fsck -E journal_only on a copy of %s: %s", image,
+			 fb_proc_describe(&p));
+		return -1;
+	}
+	return 0;
+}
+
 int fb_manifest_build(const char *image, struct fb_manifest *ret, char *why, size_t len)
 {
 	struct walk w = { .m = ret, .deadline = fb_now() + fb_oracle_seconds() };
+	char copy[4200] = "";
 	errcode_t err;
 
 	memset(ret, 0, sizeof(*ret));
@@ -158,8 +201,24 @@ int fb_manifest_build(const char *image, struct fb_manifest *ret, char *why, siz
 		snprintf(why, len, "cannot open %s with libext2fs: %s", image, error_message(err));
 		return -1;
 	}
+	/* the kernel replays the journal at mount: so does the reference */
+	if (ext2fs_has_feature_journal_needs_recovery(w.fs->super)) {
+		ext2fs_close_free(&w.fs);
+		snprintf(copy, sizeof(copy), "%s.replay-%d", image, (int)getpid());
+		if (replay_copy(image, copy, w.deadline, why, len) ||
+		    (err = open_fs(copy, &w.fs))) {
+			if (err)
+				snprintf(why, len, "cannot open %s with libext2fs: %s", copy,
+					 error_message(err));
+			unlink(copy);
+			return -1;
+		}
+		ret->replayed = true;
+	}
 	walk_dir(&w, EXT2_ROOT_INO);
 	ext2fs_close_free(&w.fs);
+	if (*copy)
+		unlink(copy);
 	if (fb_now() > w.deadline) {
 		snprintf(why, len, "reading the files of %s took more than %d s", image,
 			 fb_oracle_seconds());
@@ -180,6 +239,8 @@ int fb_manifest_save(const struct fb_manifest *m, const char *file)
 
 	if (!f)
 		return -1;
+	if (m->replayed)
+		fprintf(f, "# after journal replay\n");
 	for (int i = 0; i < m->n; i++)
 		fprintf(f, "%016llx %llu %s\n", (unsigned long long)m->v[i].hash,
 			(unsigned long long)m->v[i].size, m->v[i].path);
@@ -195,6 +256,10 @@ int fb_manifest_load(const char *file, struct fb_manifest *ret)
 	memset(ret, 0, sizeof(*ret));
 	if (!f)
 		return -1;
+	if (fgets(path, sizeof(path), f) && !strcmp(path, "# after journal replay\n"))
+		ret->replayed = true;
+	else
+		rewind(f);
 	while (fscanf(f, "%llx %llu %4095[^\n]", &h, &sz, path) == 3) {
 		ret->v = xrealloc(ret->v, (ret->n + 1) * sizeof(*ret->v));
 		ret->v[ret->n++] = (struct fb_manifest_entry){ xstrdup(path), sz, h };

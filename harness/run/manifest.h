@@ -7,6 +7,7 @@
 #ifndef FLIPBED_MANIFEST_H
 #define FLIPBED_MANIFEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "outcome.h"
@@ -20,6 +21,7 @@ struct fb_manifest_entry {
 struct fb_manifest {
 	struct fb_manifest_entry *v;
 	int n;
+	bool replayed;		/* built after replaying the image's journal */
 };
 
 /*
@@ -43,9 +45,16 @@ int fb_oracle_seconds(void);
  * a file's first min(size, FB_MANIFEST_READ_MAX) bytes (libext2fs returns
  * the whole 60 bytes of i_block for an inline file; version 1 hashed them).
  */
-#define FB_MANIFEST_FILE "manifest-2.txt"
+#define FB_MANIFEST_FILE "manifest-3.txt"
 
-/* Every regular file of IMAGE. 0, or -1 with a reason in WHY. */
+/*
+ * Every regular file of IMAGE. 0, or -1 with a reason in WHY. An image
+ * whose journal needs recovery is read as the kernel will see it: from a
+ * copy (IMAGE.replay-PID) on which `e2fsck -E journal_only` replayed the
+ * journal, and ret->replayed says so. Version 3 of the file: a first line
+ * "# after journal replay" when it was; a given image that needs recovery
+ * read by version 2 without the replay.
+ */
 int fb_manifest_build(const char *image, struct fb_manifest *ret, char *why, size_t len);
 int fb_manifest_save(const struct fb_manifest *m, const char *file);
 int fb_manifest_load(const char *file, struct fb_manifest *ret);

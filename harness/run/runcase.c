@@ -65,6 +65,7 @@ struct casectx {
 	json_t *fsck_codes;
 	json_t *fsck_problems;		/* the first -fn run's problem lines */
 	char ddetail[512];		/* what the data oracle found */
+	const char *data_ref;		/* what it compared against, or NULL */
 	char hit[160];			/* what a csum-error line names for the fault */
 	double t0, t_image, t_boot, t_work, t_fsck;
 };
@@ -419,6 +420,8 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 		snprintf(detail, len, "no manifest %s", mf);
 		return FB_DATA_NOT_CHECKED;
 	}
+	x->data_ref = m.replayed ? "golden image after journal replay (e2fsck -E journal_only)" :
+				   "golden image";
 	nskip = mutated_paths(x->s, skip, 64);
 	if (compare_bounded(&m, image, skip, nskip, &d, detail, len) < 0)
 		set_infra(x, "%s", detail);
@@ -951,6 +954,7 @@ static int record_case(struct casectx *x, const struct fb_golden *g)
 	json_object_set_new(rec, "steps", x->step_results);
 	write_outcome(rec, &x->out);
 	json_object_set_new(rec, "data_detail", json_string(x->ddetail));
+	json_object_set_new(rec, "data_reference", x->data_ref ? json_string(x->data_ref) : json_null());
 	json_object_set_new(rec, "fsck_exit", x->fsck_codes);
 	json_object_set_new(rec, "fsck_problems", x->fsck_problems);
 	for (int f = 0; f < FB_EXP__COUNT; f++)
