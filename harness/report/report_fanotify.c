@@ -19,6 +19,14 @@ const char *fb_fanotify_flag(const struct fb_case *c)
 	return json_is_true(a) ? "agrees" : json_is_false(a) ? "DISAGREES" : "not compared";
 }
 
+/* The agreement, unless the witness was unavailable (availability says why). */
+static const char *agreement(json_t *f)
+{
+	if (!json_is_true(json_object_get(f, "available")))
+		return NULL;
+	return json_string_value(json_object_get(f, "agreement"));
+}
+
 /* "EBADMSG ino 12 x1", "EUCLEAN ino - x3": one event of the record. */
 static void event_text(json_t *e, char *buf, size_t len)
 {
@@ -60,7 +68,7 @@ void fb_fanotify_page(FILE *out, const struct fb_case *c)
 
 	if (!flag)
 		return;
-	why = json_string_value(json_object_get(f, "agreement"));
+	why = agreement(f);
 	events = json_object_get(f, "events");
 	availability(f, buf, sizeof(buf));
 	fputs("<h2>fanotify witness (FAN_FS_ERROR)</h2>\n<p>", out);
@@ -97,7 +105,7 @@ void fb_fanotify_show(FILE *out, const struct fb_case *c)
 
 	if (!flag)
 		return;
-	why = json_string_value(json_object_get(f, "agreement"));
+	why = agreement(f);
 	events = json_object_get(f, "events");
 	availability(f, buf, sizeof(buf));
 	fprintf(out, "  fanotify  %s: %s%s%s\n", flag, buf, why ? "; " : "", why ? why : "");
