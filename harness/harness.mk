@@ -19,6 +19,7 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c paths.c o
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
 	run/image.c run/manifest.c run/target.c run/undetected.c run/fsck.c run/runcase.c run/run.c run/image_cmd.c \
+	run/fserror.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
 	campaign/campaign_min.c) \
@@ -42,6 +43,22 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	scenario-vars.sh \
 	campaign-run.sh)
 BENCHES += bench-boot bench-matrix bench-campaign
+
+# The fanotify witness: the host's parsing of the agent's fserror lines and
+# the agreement with the classifier (run/fserror.c), the agent's decoding of
+# fanotify events and its bound (guest/fserror.c, with a stand-in channel),
+# and how the reports show them (report/report_fanotify.c).
+TESTS += $(B)/tests/bin/test-fserror harness/tests/fserror-boot.sh
+FSERROR_TEST_OBJS := $(B)/obj/harness/run/fserror.o $(B)/obj/harness/guest/steps.o \
+	$(B)/obj/guest/fserror.o
+$(B)/tests/bin/test-fserror: harness/tests/test-fserror.c $(FSERROR_TEST_OBJS) \
+		$(REPORT_LIB) $(REPORT_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
+		-o $@ $< $(FSERROR_TEST_OBJS) $(REPORT_LIB) $(REPORT_DEPS) -pthread \
+		$(REPORT_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+
+-include $(B)/tests/bin/test-fserror.d
 
 # flipbed campaign (findings keep their image as compressed qcow2: qemu-img)
 # and show --inspect (guestfish boots a libguestfs appliance on the

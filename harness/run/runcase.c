@@ -26,6 +26,7 @@
 #include "classify/split.h"
 #include "flipbed-ext4.h"
 #include "guest/steps.h"
+#include "run/fserror.h"
 #include "run/manifest.h"
 #include "boot/nbd.h"
 #include "classify/probe.h"
@@ -57,6 +58,7 @@ struct casectx {
 	char next_mount_step[STEP_MAX_LINE + 16];	/* the next pass's mount */
 	json_t *step_results;
 	bool saw_baddata;
+	struct fb_fserror fse;		/* the guest's fanotify lines (run/fserror.h) */
 	char infra[512];
 	struct fb_expect expect;
 	struct fb_outcome out;
@@ -179,6 +181,8 @@ static void on_agent(void *ctx, const char *line)
 	fprintf(x->transcript, "A %s\n", line);
 	if (x->o->verbose)
 		fprintf(stderr, "%s: A %s\n", x->c->name, line);
+	if (fb_fserror_line(&x->fse, line))
+		return;
 	if (strncmp(line, "step ", 5))
 		return;
 	for (int i = 0; i < x->nsteps; i++) {
@@ -953,6 +957,7 @@ static int record_case(struct casectx *x, const struct fb_golden *g)
 	json_object_set_new(rec, "witness", faults_json(path, true));
 	json_object_set_new(rec, "steps", x->step_results);
 	write_outcome(rec, &x->out);
+	fb_fserror_record(rec, &x->fse, &x->out, x->verdict);
 	json_object_set_new(rec, "data_detail", json_string(x->ddetail));
 	json_object_set_new(rec, "data_reference", x->data_ref ? json_string(x->data_ref) : json_null());
 	json_object_set_new(rec, "fsck_exit", x->fsck_codes);
