@@ -5,6 +5,8 @@
 #   make run     the main job: install packages, build, run the default matrix
 #   make check   the test suite (what .ci/run calls)
 #   make check-quick  the tests of group quick (tests/lib.sh), a short loop
+#   make check-slurm  shards and a real job engine (docs/SHARDS.md); .ci/run
+#                after make check
 #   make deps    install every Debian package flipbed needs (as root)
 #
 # Each component lives in its own folder with a make fragment that adds to
@@ -24,7 +26,7 @@ ALL :=
 TESTS :=
 BENCHES :=
 
-.PHONY: all run check check-quick check-failed deps clean bench
+.PHONY: all run check check-quick check-slurm check-failed deps clean bench
 all: _all
 
 # Before the components' fragments: SANITIZE=1 changes B for all of them.
@@ -58,6 +60,13 @@ check-quick: deps
 
 _check-quick: $(ALL) $(TESTS)
 	@tests/run -g quick $(TESTS)
+
+# Shards without a job engine (tests/shard.sh) and on a single-node Slurm
+# cluster (tests/slurm.sh, which installs slurm-wlm and munge as root, or is
+# reported not run). The kernels are not prerequisites: make check builds
+# them, and the tests name a missing one.
+check-slurm: $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz $(FB_PLUGIN)
+	@tests/run tests/shard.sh tests/slurm.sh
 
 check-failed: $(ALL) $(TESTS)
 	@tests/run --failed $(TESTS)
