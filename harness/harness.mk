@@ -42,6 +42,8 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	step-judge.sh golden-interrupt.sh fsck-oracle.sh manifest-replay.sh \
 	scenario-vars.sh \
 	campaign-run.sh)
+# walk lists and reads every xattr: a bad xattr block checksum is reported
+TESTS += harness/tests/walk-xattr.sh
 BENCHES += bench-boot bench-matrix bench-campaign
 
 # The fanotify witness: the host's parsing of the agent's fserror lines and

@@ -383,6 +383,7 @@ struct tree {
 	int n;		/* step number, for out lines */
 	int hash;	/* hash: one out line per file; walk: only failures */
 	int entries, failures, first_err;
+	long xattrs;	/* walk: extended attributes read */
 };
 
 static void tree_fail(struct tree *t, const char *rel, int e, const char *what)
@@ -411,6 +412,34 @@ static void tree_file(struct tree *t, const char *path, const char *rel)
 		chan_send("out %d %016llx %lld %s", t->n, (unsigned long long)h, size, rel);
 }
 
+/*
+ * walk: list the extended attributes of PATH and read every one, in the
+ * inode and in an xattr block alike (listing reads the block, and ext4
+ * verifies its checksum then). A list or a value longer than XATTR_BUF
+ * (XATTR_LIST_MAX, XATTR_SIZE_MAX) is a failure with ERANGE. A failed
+ * read names the attribute: "out N ERRNAME getxattr PATH#NAME".
+ */
+#define XATTR_BUF (64 * 1024)
+static void tree_xattrs(struct tree *t, const char *path, const char *rel)
+{
+	static char list[XATTR_BUF + 1], value[XATTR_BUF];
+	ssize_t n = llistxattr(path, list, XATTR_BUF);
+
+	if (n < 0)
+		return tree_fail(t, rel, errno, "listxattr");
+	list[n] = '\0';
+	for (char *name = list; name < list + n; name += strlen(name) + 1) {
+		char what[4096 + 260];	/* an attribute name is at most 255 bytes */
+
+		if (lgetxattr(path, name, value, sizeof(value)) >= 0) {
+			t->xattrs++;
+			continue;
+		}
+		snprintf(what, sizeof(what), "%s#%.255s", rel, name);
+		tree_fail(t, what, errno, "getxattr");
+	}
+}
+
 /* Visit every entry under PATH (REL is its name under the mount point). */
 static void tree_walk(struct tree *t, const char *path, const char *rel)
 {
@@ -427,9 +456,13 @@ static void tree_walk(struct tree *t, const char *path, const char *rel)
 		snprintf(r, sizeof(r), "%s/%s", strcmp(rel, "/") ? rel : "", ents[i]->d_name);
 		free(ents[i]);
 		t->entries++;
-		if (lstat(p, &st))
+		if (lstat(p, &st)) {
 			tree_fail(t, r, errno, "stat");
-		else if (S_ISDIR(st.st_mode))
+			continue;
+		}
+		if (!t->hash)
+			tree_xattrs(t, p, r);
+		if (S_ISDIR(st.st_mode))
 			tree_walk(t, p, r);
 		else if (S_ISREG(st.st_mode))
 			tree_file(t, p, r);
@@ -443,16 +476,23 @@ static int op_tree(int n, const struct step *s, int hash, char *detail, size_t l
 	const char *rel = s->argc ? s->argv[0] : "/";
 	char path[STEP_MAX_LINE + 8];
 	struct stat st;
+	int found;
 
 	under_mnt(path, sizeof(path), rel);
+	found = stat(path, &st) == 0;
+	/* walk reads the attributes of P itself too */
+	if (found && !hash)
+		tree_xattrs(&t, path, rel);
 	/* a regular file is a tree of one: read it through (its extent tree too) */
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (found && S_ISREG(st.st_mode)) {
 		t.entries = 1;
 		tree_file(&t, path, rel);
 	} else {
 		tree_walk(&t, path, rel);
 	}
 	snprintf(detail, len, "entries=%d failures=%d", t.entries, t.failures);
+	if (!hash)
+		snprintf(detail + strlen(detail), len - strlen(detail), " xattrs=%ld", t.xattrs);
 	return t.first_err;
 }
 
