@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 # nbd-plugins/flipbed: the nbdkit fault-injection plugin, its man page,
-# its tests (plain and ASan+UBSan builds), its fuzzer and its benchmark.
+# its tests (plain and ASan+UBSan builds), its fuzzer and its benchmarks,
+# and flipbed-replay, which replays the plugin's write log.
 #
-#   make                 build/lib/nbdkit-flipbed-plugin.so, the man page
+#   make                 build/lib/nbdkit-flipbed-plugin.so,
+#                        build/bin/flipbed-replay, their man pages
 #   make check           unit + nbdkit tests twice, 60 s of fuzzing
 #   make fuzz-long       fuzz for FUZZ_SECONDS (default 600), growing the
 #                        corpus in build/fuzz/plugin-corpus; reports
@@ -10,17 +12,22 @@
 #   make bench-plugin    file plugin vs flipbed, 0 and 10,000 rules
 #   make bench-plugin-witness  the read witness per request: nothing
 #                        watched vs 10 watched ranges
+#   make bench-plugin-writelog  writes with and without writelog=
 
 FB := nbd-plugins/flipbed
 FB_PURE := rule.c mutate.c command.c wlog.c
 FB_SRCS := $(FB_PURE) grace.c ruleset.c stats.c faultlog.c image.c \
 	witness.c stall.c writelog.c inject.c control.c flipbed.c
-FB_TESTS := serve faults control concurrency witness
+FB_TESTS := serve faults control concurrency witness devfaults
 FB_HDRS := $(wildcard $(FB)/*.h)
 
 FB_PLUGIN := $(B)/lib/nbdkit-flipbed-plugin.so
 FB_ASAN_PLUGIN := $(B)/tests/lib/asan/nbdkit-flipbed-plugin.so
 FB_MAN := $(B)/man/man1/nbdkit-flipbed-plugin.1
+FB_REPLAY := $(B)/bin/flipbed-replay
+FB_REPLAY_ASAN := $(B)/tests/bin/flipbed-replay-asan
+FB_REPLAY_MAN := $(B)/man/man1/flipbed-replay.1
+FB_REPLAY_SRCS := $(FB)/replay.c $(FB)/wlog.c
 FB_FUZZER := $(B)/tests/bin/plugin-fuzz
 FB_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
@@ -28,12 +35,12 @@ FB_CFLAGS = $(CFLAGS) -pthread -I$(FB) $(shell $(PKG_CONFIG) --cflags nbdkit)
 FB_TEST_LIBS = $(shell $(PKG_CONFIG) --libs libnbd jansson) -pthread
 FB_CLANG := clang-14
 
-ALL += $(FB_PLUGIN) $(FB_MAN)
+ALL += $(FB_PLUGIN) $(FB_MAN) $(FB_REPLAY) $(FB_REPLAY_MAN)
 TESTS += $(B)/tests/bin/plugin-unit $(B)/tests/bin/plugin-unit-asan \
 	$(addprefix $(B)/tests/bin/plugin-,$(FB_TESTS)) \
 	$(addprefix $(B)/tests/bin/plugin-,$(addsuffix -asan,$(FB_TESTS))) \
 	$(FB)/tests/plugin-fuzz.sh $(FB)/tests/plugin-names.sh
-BENCHES += bench-plugin bench-plugin-witness
+BENCHES += bench-plugin bench-plugin-witness bench-plugin-writelog
 PACKAGES += nbdkit nbdkit-plugin-dev libnbd-dev libnbd-bin libjansson-dev \
 	clang-14 libfuzzer-14-dev libclang-rt-14-dev perl
 
@@ -65,8 +72,23 @@ $(FB_MAN): $(FB)/nbdkit-flipbed-plugin.pod
 	pod2man --section=1 --center=flipbed --release=flipbed \
 		--name=nbdkit-flipbed-plugin $< > $@
 
+# flipbed-replay shares the write log's format (wlog.c) with the plugin.
+$(FB_REPLAY): $(FB_REPLAY_SRCS) $(FB)/wlog.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(FB) -o $@ $(FB_REPLAY_SRCS)
+
+$(FB_REPLAY_ASAN): $(FB_REPLAY_SRCS) $(FB)/wlog.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(FB_SAN) -I$(FB) -o $@ $(FB_REPLAY_SRCS)
+
+$(FB_REPLAY_MAN): $(FB)/flipbed-replay.pod
+	@mkdir -p $(@D)
+	pod2man --section=1 --center=flipbed --release=flipbed \
+		--name=flipbed-replay $< > $@
+
 # Tests: the unit test links the pure code alone; the others drive the
-# real plugin under nbdkit through libnbd (tests/helper.c).
+# real plugin under nbdkit through libnbd (tests/helper.c), and the write
+# log's test runs flipbed-replay (FB_REPLAY) on what it logged.
 FB_UNIT_SRCS := $(addprefix $(FB)/,$(FB_PURE)) $(FB)/tests/unit.c
 FB_HELPER := $(FB)/tests/helper.c $(FB)/tests/helper.h
 
@@ -83,6 +105,7 @@ $(B)/tests/bin/plugin-%-asan: $(FB)/tests/test-%.c $(FB_HELPER) \
 	@mkdir -p $(@D)
 	$(CC) $(FB_CFLAGS) $(FB_SAN) -I$(FB)/tests \
 		-DFB_PLUGIN='"$(abspath $(FB_ASAN_PLUGIN))"' \
+		-DFB_REPLAY='"$(abspath $(FB_REPLAY_ASAN))"' \
 		-DFB_LIBASAN='"$(shell $(CC) -print-file-name=libasan.so)"' \
 		-o $@ $< $(FB)/tests/helper.c $(FB_TEST_LIBS)
 
@@ -90,7 +113,11 @@ $(B)/tests/bin/plugin-%: $(FB)/tests/test-%.c $(FB_HELPER) $(FB_PLUGIN)
 	@mkdir -p $(@D)
 	$(CC) $(FB_CFLAGS) -I$(FB)/tests \
 		-DFB_PLUGIN='"$(abspath $(FB_PLUGIN))"' \
+		-DFB_REPLAY='"$(abspath $(FB_REPLAY))"' \
 		-o $@ $< $(FB)/tests/helper.c $(FB_TEST_LIBS)
+
+$(B)/tests/bin/plugin-writelog: $(FB_REPLAY)
+$(B)/tests/bin/plugin-writelog-asan: $(FB_REPLAY_ASAN)
 
 # The fuzzer: rule and control-line parsers, and fb_mutate on what they
 # accept. tests/plugin-fuzz.sh runs it; it needs the binary built first.
@@ -107,7 +134,8 @@ $(FB)/tests/plugin-fuzz.sh: $(FB_FUZZER)
 FUZZ_SECONDS ?= 600
 FB_FUZZ_DIR := $(B)/fuzz
 
-.PHONY: fuzz-long fuzz-long-plugin bench-plugin bench-plugin-witness
+.PHONY: fuzz-long fuzz-long-plugin bench-plugin bench-plugin-witness \
+	bench-plugin-writelog
 fuzz-long: fuzz-long-plugin
 fuzz-long-plugin: $(FB_FUZZER)
 	@mkdir -p $(FB_FUZZ_DIR)/plugin-corpus
@@ -128,3 +156,7 @@ $(FB_WITNESS_BENCH): $(FB)/tests/witness-bench.c $(addprefix $(B)/obj/flipbed/, 
 
 bench-plugin-witness: $(FB_PLUGIN) $(FB_WITNESS_BENCH)
 	$(FB)/bench.sh $(FB_PLUGIN) witness $(FB_WITNESS_BENCH)
+
+# Writes with and without writelog= (bench-writelog.sh).
+bench-plugin-writelog: $(FB_PLUGIN) $(FB_REPLAY)
+	$(FB)/bench-writelog.sh $(FB_PLUGIN) $(FB_REPLAY)
