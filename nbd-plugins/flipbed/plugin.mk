@@ -18,7 +18,7 @@ FB := nbd-plugins/flipbed
 FB_PURE := rule.c mutate.c command.c wlog.c
 FB_SRCS := $(FB_PURE) grace.c ruleset.c stats.c faultlog.c image.c \
 	witness.c stall.c writelog.c inject.c control.c flipbed.c
-FB_TESTS := serve faults control concurrency witness devfaults
+FB_TESTS := serve faults control concurrency witness devfaults writelog
 FB_HDRS := $(wildcard $(FB)/*.h)
 
 FB_PLUGIN := $(B)/lib/nbdkit-flipbed-plugin.so
@@ -88,9 +88,11 @@ $(FB_REPLAY_MAN): $(FB)/flipbed-replay.pod
 
 # Tests: the unit test links the pure code alone; the others drive the
 # real plugin under nbdkit through libnbd (tests/helper.c), and the write
-# log's test runs flipbed-replay (FB_REPLAY) on what it logged.
+# log's test reads the log (wlog.c: its hash) and runs flipbed-replay
+# (FB_REPLAY) on it.
 FB_UNIT_SRCS := $(addprefix $(FB)/,$(FB_PURE)) $(FB)/tests/unit.c
-FB_HELPER := $(FB)/tests/helper.c $(FB)/tests/helper.h
+FB_HELPER := $(FB)/tests/helper.c $(FB)/tests/helper.h $(FB)/wlog.c \
+	$(FB)/wlog.h
 
 $(B)/tests/bin/plugin-unit: $(FB_UNIT_SRCS) $(FB_HDRS)
 	@mkdir -p $(@D)
@@ -107,14 +109,14 @@ $(B)/tests/bin/plugin-%-asan: $(FB)/tests/test-%.c $(FB_HELPER) \
 		-DFB_PLUGIN='"$(abspath $(FB_ASAN_PLUGIN))"' \
 		-DFB_REPLAY='"$(abspath $(FB_REPLAY_ASAN))"' \
 		-DFB_LIBASAN='"$(shell $(CC) -print-file-name=libasan.so)"' \
-		-o $@ $< $(FB)/tests/helper.c $(FB_TEST_LIBS)
+		-o $@ $< $(FB)/tests/helper.c $(FB)/wlog.c $(FB_TEST_LIBS)
 
 $(B)/tests/bin/plugin-%: $(FB)/tests/test-%.c $(FB_HELPER) $(FB_PLUGIN)
 	@mkdir -p $(@D)
 	$(CC) $(FB_CFLAGS) -I$(FB)/tests \
 		-DFB_PLUGIN='"$(abspath $(FB_PLUGIN))"' \
 		-DFB_REPLAY='"$(abspath $(FB_REPLAY))"' \
-		-o $@ $< $(FB)/tests/helper.c $(FB_TEST_LIBS)
+		-o $@ $< $(FB)/tests/helper.c $(FB)/wlog.c $(FB_TEST_LIBS)
 
 $(B)/tests/bin/plugin-writelog: $(FB_REPLAY)
 $(B)/tests/bin/plugin-writelog-asan: $(FB_REPLAY_ASAN)

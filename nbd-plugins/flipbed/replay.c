@@ -491,6 +491,7 @@ int main(int argc, char **argv)
 	scan_log(o.log, lfd, &sc);
 	if (o.list) {
 		list(o.log, &sc);
+		free(sc.spans);
 		return 0;
 	}
 	if (o.to_end) {
@@ -540,8 +541,12 @@ int main(int argc, char **argv)
 			die(EXIT_IO, "%s: %s", target, strerror(errno));
 		tmp_path = NULL;
 		sync_dir(target);
+		free(tmp);
 	}
+	if (!o.in_place)
+		close(ifd);
 	close(fd);
+	close(lfd);
 	if (o.to_end)
 		printf("%s: %" PRIu64 " records replayed, to the end, into "
 		       "%s\n", o.log, nrec, target);
@@ -551,5 +556,6 @@ int main(int argc, char **argv)
 	if (sc.partial)
 		printf("%s: a partial record at the end (%" PRIu64 " bytes) "
 		       "was ignored\n", o.log, sc.partial);
+	free(sc.spans);
 	return 0;
 }
