@@ -455,6 +455,10 @@ static enum fb_verdict judge(const struct fb_outcome *out, const struct fb_expec
 		[FB_EXP_FSCK] = fb_fsck_name(out->fsck),
 		[FB_EXP_DATA] = fb_data_name(out->data),
 		[FB_EXP_WARNING] = out->warning ? "yes" : "no",
+		[FB_EXP_DETECT_NEXT] = out->next_ran ? fb_detect_name(out->detect_next) : "not-run",
+		[FB_EXP_REACTION_NEXT] = out->next_ran ? fb_reaction_name(out->reaction_next) :
+				       "not-run",
+		[FB_EXP_UNDETECTED] = fb_undetected_name(out->undetected),
 	};
 	char why[1024];
 

@@ -583,7 +583,8 @@ static bool valid_size(const char *s)
 }
 
 const char *const fb_expect_names[FB_EXP__COUNT] = {
-	"detect", "reaction", "fsck", "data", "warning",
+	"detect", "reaction", "fsck", "data", "warning", "detect_next", "reaction_next",
+	"undetected",
 };
 
 static int name_valid(int field, const char *name)
@@ -593,6 +594,9 @@ static int name_valid(int field, const char *name)
 	case FB_EXP_REACTION: return fb_reaction_parse(name) >= 0;
 	case FB_EXP_FSCK: return fb_fsck_parse(name) >= 0;
 	case FB_EXP_DATA: return fb_data_parse(name) >= 0;
+	case FB_EXP_DETECT_NEXT: return fb_detect_parse(name) >= 0 || !strcmp(name, "not-run");
+	case FB_EXP_REACTION_NEXT: return fb_reaction_parse(name) >= 0 || !strcmp(name, "not-run");
+	case FB_EXP_UNDETECTED: return fb_undetected_parse(name) >= 0;
 	default: return !strcmp(name, "yes") || !strcmp(name, "no");
 	}
 }
@@ -604,6 +608,9 @@ static const char *field_accepted(int field)
 	case FB_EXP_REACTION: return "none, recovered, error-continue, remount-ro, mount-refused, hang, panic, oops, kasan";
 	case FB_EXP_FSCK: return "clean, repaired, unrepaired";
 	case FB_EXP_DATA: return "intact, lost, changed";
+	case FB_EXP_DETECT_NEXT: return "none, csum, sanity, io, mount, not-run";
+	case FB_EXP_REACTION_NEXT: return "none, recovered, error-continue, remount-ro, mount-refused, hang, panic, oops, kasan, not-run";
+	case FB_EXP_UNDETECTED: return "n/a, never-read, overwritten-before-read, data-block, redundant-copy-unused, resealed, not-covered, unexplained";
 	default: return "yes, no";
 	}
 }

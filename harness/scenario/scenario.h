@@ -59,6 +59,9 @@ enum fb_expect_field {
 	FB_EXP_FSCK,
 	FB_EXP_DATA,
 	FB_EXP_WARNING,		/* yes|no: a WARNING/BUG/UBSAN line in the kernel log */
+	FB_EXP_DETECT_NEXT,	/* the next-mount pass's detect ("not-run" without it) */
+	FB_EXP_REACTION_NEXT,	/* and its reaction */
+	FB_EXP_UNDETECTED,	/* why nothing detected the fault (outcome.h), "n/a" */
 	FB_EXP__COUNT
 };
 
