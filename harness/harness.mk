@@ -25,12 +25,25 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c paths.c o
 	campaign/campaign_min.c) \
 	harness/guest/steps.c harness/guest/pattern.c
 HARNESS_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(HARNESS_SRCS))
-HARNESS_CFLAGS = -Iharness $(FBX_CFLAGS) $(shell $(PKG_CONFIG) --cflags inih jansson)
+HARNESS_CFLAGS = -Iharness -I$(B)/obj/harness $(FBX_CFLAGS) \
+	$(shell $(PKG_CONFIG) --cflags inih jansson)
 HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(shell $(PKG_CONFIG) --libs inih jansson)
 
 include harness/classify/classify.mk
 include harness/report/report.mk
 include harness/tests/fuzz/fuzz.mk
+
+# The kernel registry flipbed carries (kernels.c): kernel/kernels.ini as a
+# C string. What links kernels.o reads it with libinih.
+KERNELS_INI_H := $(B)/obj/harness/kernels_ini.h
+REPORT_LIBS += $(shell $(PKG_CONFIG) --libs inih)
+$(KERNELS_INI_H): kernel/kernels.ini
+	@mkdir -p $(@D)
+	{ echo '/* Made from kernel/kernels.ini by harness/harness.mk. */'; \
+	  echo 'static const char fb_kernels_ini[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; \
+	  printf '\t"";\n'; } > $@.tmp && mv $@.tmp $@
+$(B)/obj/harness/kernels.o: $(KERNELS_INI_H)
 
 ALL += $(B)/bin/flipbed
 PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev attr \
@@ -40,7 +53,7 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-minimize.sh image-cmd.sh \
 	copy-source.sh campaign-interrupt-start.sh case-record.sh data-bound.sh hostile-input.sh \
 	step-judge.sh golden-interrupt.sh fsck-oracle.sh manifest-replay.sh \
-	scenario-vars.sh \
+	scenario-vars.sh kernel-registry.sh \
 	campaign-run.sh)
 # walk lists and reads every xattr: a bad xattr block checksum is reported
 TESTS += harness/tests/walk-xattr.sh

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernels flipbed boots: one table of names (the build/kernel/NAME
- * folders kernel/build.sh writes), what QEMU loads from each, and how much
- * memory the guest gets. Every command, the scenario parser and the
- * reports take their kernel names from here.
+ * The kernels flipbed boots: kernel/kernels.ini, the registry that
+ * kernel/build.sh builds from (its build/kernel/NAME folders), read with
+ * libinih. Each kernel has a name, what QEMU loads from it, how much memory
+ * the guest gets, and the kernel it is a variant of. Every command, the
+ * scenario parser and the reports take their kernel names from here.
+ *
+ * flipbed carries the registry as it was when flipbed was built;
+ * FLIPBED_KERNELS_INI=FILE reads another file instead.
  */
 #ifndef FLIPBED_KERNELS_H
 #define FLIPBED_KERNELS_H
@@ -12,23 +16,42 @@
 #include <stddef.h>
 
 struct fb_kernel {
-	const char *name;	/* stock, patched, kasan */
+	const char *name;	/* stock, patched, kasan, stock-6.12, ... */
+	const char *source;	/* debian:linux-source-X.Y or git:PATH */
 	const char *image;	/* the file QEMU loads: vmlinux (PVH) or bzImage */
 	int mem_mb;		/* guest memory */
 	const char *make_target;/* what builds it */
 	bool csum_lines;	/* prints kernel/README.md's csum-error lines */
+	const char *variant_of;	/* the kernel whose scenario role it takes, or NULL */
 };
 
-extern const struct fb_kernel fb_kernels[];
-extern const size_t fb_nkernels;
+/* The registry, in file order; filled by fb_kernels_load(). */
+extern const struct fb_kernel *fb_kernels;
+extern size_t fb_nkernels;
+
+/*
+ * Read the registry once (later calls return the first result): 0, or -1
+ * after printing each error as FILE:LINE: what, and what is accepted.
+ * The functions below call it themselves; a command calls it first so that
+ * a broken registry is reported before anything else.
+ */
+int fb_kernels_load(void);
 
 /* The kernel called NAME, or NULL. */
 const struct fb_kernel *fb_kernel_find(const char *name);
 
-/* "stock, patched, kasan": for "accepted: ..." messages. */
+/* "stock, patched, kasan, ...": for "accepted: ..." messages. */
 const char *fb_kernel_names(void);
 
-/* NAME's position in the table (for sorting), fb_nkernels if unknown. */
+/* NAME's position in the registry (for sorting), fb_nkernels if unknown. */
 size_t fb_kernel_rank(const char *name);
+
+/*
+ * How far kernel NAME is from kernel LISTED along variant-of: 0 when they
+ * are the same kernel, 1 when NAME is a variant of LISTED, 2 when a
+ * variant of a variant of it, ...; -1 when NAME is not LISTED's at all.
+ * A scenario's `kernels =` and `[expect:LISTED]` apply to NAME when >= 0.
+ */
+int fb_kernel_distance(const char *name, const char *listed);
 
 #endif

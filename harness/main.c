@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "kernels.h"
 
 static const struct {
 	const char *name;
@@ -44,6 +45,9 @@ int main(int argc, char **argv)
 		return usage(stderr, EXIT_BADINPUT);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(stdout, EXIT_MET);
+	/* every command names kernels: a broken registry is reported first */
+	if (fb_kernels_load())
+		return EXIT_BADINPUT;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);

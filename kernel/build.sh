@@ -1,63 +1,224 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Build one flipbed kernel variant from Debian's linux-source-6.1.
+# Build one kernel of kernel/kernels.ini (its keys are described there).
 #
-#   kernel/build.sh stock|patched|kasan
+#   kernel/build.sh NAME           build/kernel/NAME/{bzImage,vmlinux,config,source-version}
+#   kernel/build.sh check [NAME]   NAME's series (default: patched's) cut to its first
+#                                  $FLIPBED_SERIES_LIMIT patches, in a tree of its own,
+#                                  build/kernel/check for patched, check-NAME for
+#                                  another (kernel/check-patches.sh builds every prefix)
+#   kernel/build.sh --list         the kernels, one name a line
+#   kernel/build.sh --inputs NAME  the files a build of NAME reads (make's prerequisites)
 #
-# stock   : the tree as Debian ships it, pristine, in build/kernel/src/stock
-# patched : the same tree plus kernel/patches/series, in build/kernel/src/patched
-# kasan   : the patched tree, built with kernel/config/kasan.config as well
-# check   : a tree of its own carrying the first $FLIPBED_SERIES_LIMIT patches
-#           (kernel/check-patches.sh builds every prefix of the series with it)
-#
-# Each variant has its own O= directory (build/kernel/obj/VARIANT), so
-# touching one patch re-applies only that patch and the ones after it and
-# rebuilds only what they change. Results: build/kernel/VARIANT/{bzImage,vmlinux,config}.
+# A source is extracted once per version into build/kernel/src/TREE, shared
+# by the kernels with the same source and series (patched and kasan). The
+# series is kept applied there: touching one patch unapplies and re-applies
+# only that patch and the ones after it. Each kernel has its own O= directory
+# (build/kernel/obj/NAME), so the kernel's make rebuilds only what changed.
+# JOBS=N sets make -jN (default: every core). FLIPBED_KERNELS_INI=FILE reads
+# another registry.
 set -eu
 
-variant=${1:?usage: kernel/build.sh stock|patched|kasan}
 top=$(cd "$(dirname "$0")/.." && pwd)
-tarball=${FLIPBED_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+ini=${FLIPBED_KERNELS_INI:-$top/kernel/kernels.ini}
 kb=$top/build/kernel
-patches=$top/kernel/patches
 jobs=${JOBS:-$(nproc)}
 
 die() { echo "kernel/build.sh: $*" >&2; exit 1; }
+usage() {
+	echo "kernel/build.sh: $*" >&2
+	echo "usage: kernel/build.sh NAME | check [NAME] | --list | --inputs NAME; NAME one of: $(names | paste -sd' ')" >&2
+	exit 2
+}
 
-case $variant in
-stock) src=stock; fragments=flipbed.config ;;
-patched) src=patched; fragments=flipbed.config ;;
-kasan) src=patched; fragments="flipbed.config kasan.config" ;;
-check) src=check; fragments=flipbed.config ;;
-*) die "unknown variant '$variant'; accepted: stock, patched, kasan, check" ;;
+[ -r "$ini" ] || die "$ini: cannot read the kernel registry"
+
+# The section names of the registry, in file order.
+names() {
+	sed -n 's/^[[:space:]]*\[[[:space:]]*\([^]]*[^][:space:]]\)[[:space:]]*\].*/\1/p' "$ini"
+}
+
+# raw NAME KEY: the value of KEY in [NAME]; fails when [NAME] has no KEY.
+raw() {
+	awk -v want="$1" -v key="$2" '
+		/^[[:space:]]*[#;]/ || /^[[:space:]]*$/ { next }
+		/^[[:space:]]*\[/ {
+			s = $0
+			sub(/^[[:space:]]*\[[[:space:]]*/, "", s)
+			sub(/[[:space:]]*\].*$/, "", s)
+			next
+		}
+		s == want {
+			i = index($0, "=")
+			if (!i)
+				next
+			k = substr($0, 1, i - 1)
+			v = substr($0, i + 1)
+			gsub(/^[[:space:]]+|[[:space:]]+$/, "", k)
+			gsub(/^[[:space:]]+|[[:space:]]+$/, "", v)
+			if (k == key) {
+				val = v
+				found = 1
+			}
+		}
+		END { if (found) print val; exit !found }' "$ini"
+}
+
+# get NAME KEY: KEY of kernel NAME, or of the kernel it is a variant of
+# (make is NAME's own); fails when none of them has it.
+get() {
+	_k=$1
+	while :; do
+		raw "$_k" "$2" && return 0
+		[ "$2" = make ] && return 1
+		_k=$(raw "$_k" variant-of) || return 1
+	done
+}
+
+known() { names | grep -qxF -- "$1"; }
+
+# The source tree of kernel NAME: the first kernel with its source and series.
+tree_of() {
+	_want="$(get "$1" source)|$(get "$1" patches || true)"
+	for _t in $(names); do
+		if [ "$(get "$_t" source || true)|$(get "$_t" patches || true)" = "$_want" ]; then
+			echo "$_t"
+			return
+		fi
+	done
+}
+
+# Resolve a path of the registry: relative to the repository, or absolute.
+path_of() {
+	case $1 in
+	/*) echo "$1" ;;
+	*) echo "$top/$1" ;;
+	esac
+}
+
+# Everything about kernel $kernel: source, version, tree, series, fragments.
+load() {
+	src=$(get "$kernel" source) ||
+		die "$ini: [$kernel] has no source; give debian:linux-source-X.Y or git:PATH"
+	case $src in
+	debian:linux-source-[0-9]*)
+		pkg=${src#debian:}
+		tarball=/usr/src/$pkg.tar.xz
+		gitdir=
+		;;
+	git:?*)
+		pkg=
+		tarball=
+		gitdir=$(path_of "${src#git:}")
+		;;
+	*) die "$ini: [$kernel] source = $src: expected debian:linux-source-X.Y or git:PATH" ;;
+	esac
+	patches=$(get "$kernel" patches || true)
+	[ -n "$patches" ] && patches=$(path_of "$patches")
+	fragments=$(get "$kernel" config) || die "$ini: [$kernel] has no config; give fragments of kernel/config/"
+	for f in $fragments; do
+		[ -r "$top/kernel/config/$f" ] || die "$ini: [$kernel] config: kernel/config/$f does not exist"
+	done
+}
+
+inputs() {
+	echo kernel/build.sh
+	echo "$ini" | sed "s|^$top/||"
+	for f in $fragments; do echo "kernel/config/$f"; done
+	if [ -n "$patches" ]; then
+		echo "$patches/series" | sed "s|^$top/||"
+		for p in $(series); do
+			[ -f "$patches/$p" ] && echo "$patches/$p" | sed "s|^$top/||"
+		done
+	fi
+	if [ -n "$tarball" ]; then
+		echo "$tarball"
+	else
+		# a new commit, checkout or reset moves HEAD and logs it there
+		git -C "$gitdir" rev-parse --path-format=absolute --git-path logs/HEAD 2>/dev/null || true
+	fi
+}
+
+# The patches of the series, in order (without comments and blank lines).
+series() {
+	grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" 2>/dev/null || true
+}
+
+case ${1:-} in
+--list)
+	names
+	exit 0
+	;;
+--inputs)
+	kernel=${2:-}
+	known "$kernel" || usage "unknown kernel '$kernel'"
+	load
+	inputs
+	exit 0
+	;;
+check)
+	of=${2:-patched}
+	known "$of" || usage "check: unknown kernel '$of'"
+	kernel=$of
+	load
+	[ -n "$patches" ] || die "check $of: $of has no patch series"
+	name=check
+	[ "$of" = patched ] || name=check-$of
+	tree=$name
+	;;
+"")
+	usage "no kernel named"
+	;;
+*)
+	kernel=$1
+	known "$kernel" || usage "unknown kernel '$kernel'"
+	load
+	name=$kernel
+	tree=$(tree_of "$kernel")
+	;;
 esac
 
-[ -r "$tarball" ] || die "$tarball not found; install Debian's linux-source-6.1 (make deps)"
-version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
+if [ -n "$tarball" ]; then
+	[ -r "$tarball" ] || die "$tarball not found; install Debian's $pkg (make deps)"
+	version=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo unknown)
+	label="$pkg $version"
+else
+	version=$(git -C "$gitdir" rev-parse --verify -q HEAD) ||
+		die "$ini: [$kernel] source = $src: $gitdir is not a git tree with a commit"
+	label="$gitdir at $version"
+fi
 
-# Extract a tree once per installed source version.
+# Extract a tree once per source version.
 extract() {
-	dir=$kb/src/$1
+	dir=$kb/src/$tree
 	if [ -f "$dir/.flipbed-source" ] && [ "$(cat "$dir/.flipbed-source")" = "$version" ]; then
 		return
 	fi
-	echo "  EXTRACT $tarball ($version) -> $dir"
-	rm -rf "$dir" "$kb/src/.tmp-$1"
-	mkdir -p "$kb/src/.tmp-$1"
-	tar -xf "$tarball" -C "$kb/src/.tmp-$1"
-	mv "$kb/src/.tmp-$1"/linux-source-* "$dir"
-	rmdir "$kb/src/.tmp-$1"
+	tmp=$kb/src/.tmp-$tree
+	rm -rf "$dir" "$tmp"
+	mkdir -p "$tmp"
+	if [ -n "$tarball" ]; then
+		echo "  EXTRACT $tarball ($version) -> $dir"
+		tar -xf "$tarball" -C "$tmp"
+		mv "$tmp"/linux-source-* "$dir"
+		rmdir "$tmp"
+	else
+		echo "  EXPORT  $gitdir $version -> $dir"
+		git -C "$gitdir" archive --format=tar "$version" | tar -xf - -C "$tmp"
+		mv "$tmp" "$dir"
+	fi
 	echo "$version" > "$dir/.flipbed-source"
 }
 
-# Bring tree $1 to exactly kernel/patches/series (or its first
-# $FLIPBED_SERIES_LIMIT patches): unwind the applied patches back to the
-# first one that differs, then apply the rest.
+# Bring the tree to exactly the series (or its first $FLIPBED_SERIES_LIMIT
+# patches): unwind the applied patches back to the first one that differs,
+# then apply the rest.
 apply_series() {
-	dir=$kb/src/$1
+	dir=$kb/src/$tree
 	applied=$dir/.flipbed-applied
+	rel=$(echo "$patches" | sed "s|^$top/||")
 	mkdir -p "$applied"
-	want=$(grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" 2>/dev/null || true)
+	want=$(series)
 	[ -n "${FLIPBED_SERIES_LIMIT:-}" ] && want=$(echo "$want" | head -n "$FLIPBED_SERIES_LIMIT")
 	have=$(cat "$applied/series" 2>/dev/null || true)
 	i=0 keep=0 diverged=0
@@ -76,7 +237,7 @@ apply_series() {
 		p=$(echo "$have" | sed -n "${n}p")
 		echo "  UNAPPLY $p"
 		patch -s -R -p1 -d "$dir" < "$applied/$p" >/dev/null ||
-			die "cannot unapply $p from $dir; remove $kb/src/patched and rebuild"
+			die "cannot unapply $p from $dir; remove $dir and rebuild"
 		rm -f "$applied/$p"
 		n=$((n - 1))
 	done
@@ -85,10 +246,10 @@ apply_series() {
 	for p in $want; do
 		i=$((i + 1))
 		[ $i -le $keep ] && continue
-		[ -f "$patches/$p" ] || die "kernel/patches/series names $p, which does not exist"
+		[ -f "$patches/$p" ] || die "$rel/series names $p, which does not exist"
 		if ! patch -s -p1 -N --dry-run -d "$dir" < "$patches/$p" >/dev/null 2>&1; then
 			base=$(cat "$patches/BASE" 2>/dev/null || echo unknown)
-			die "kernel/patches/$p does not apply to linux-source-6.1 $version (series last rebased on $base, kernel/patches/BASE): rebase the series"
+			die "$rel/$p does not apply to $label (series last rebased on $base, $rel/BASE): rebase the series"
 		fi
 		echo "  APPLY   $p"
 		patch -s -p1 -N -d "$dir" < "$patches/$p" >/dev/null
@@ -99,23 +260,23 @@ apply_series() {
 }
 
 configure() {
-	obj=$kb/obj/$variant
+	obj=$kb/obj/$name
 	mkdir -p "$obj"
 	stamp=$obj/.flipbed-fragments
 	new=$(cd "$top/kernel/config" && cat $fragments)
 	if [ -f "$obj/.config" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$new" ]; then
 		return
 	fi
-	echo "  CONFIG  tinyconfig + $fragments"
-	make -s -C "$kb/src/$src" O="$obj" tinyconfig >/dev/null
+	echo "  CONFIG  tinyconfig +" $fragments
+	make -s -C "$kb/src/$tree" O="$obj" tinyconfig >/dev/null
 	(cd "$top/kernel/config" && cat $fragments) > "$obj/fragment.config"
-	"$kb/src/$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$obj/fragment.config" >/dev/null
-	make -s -C "$kb/src/$src" O="$obj" olddefconfig >/dev/null
+	"$kb/src/$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$obj/fragment.config" >/dev/null
+	make -s -C "$kb/src/$tree" O="$obj" olddefconfig >/dev/null
 	# Every option the fragments ask for must have survived the merge.
 	missing=$(grep '^CONFIG_' "$obj/fragment.config" | while read -r line; do
 		grep -qx "$line" "$obj/.config" || echo "$line"
 	done)
-	[ -z "$missing" ] || die "config options not set after merge (unmet dependencies?): $(echo $missing)"
+	[ -z "$missing" ] || die "$name: config options not set after merge (renamed, or unmet dependencies?): $(echo $missing)"
 	echo "$new" > "$stamp"
 }
 
@@ -123,20 +284,20 @@ mkdir -p "$kb/src"
 # One build per source tree at a time (patched and kasan share a tree).
 if [ -z "${FLIPBED_KERNEL_LOCKED:-}" ]; then
 	export FLIPBED_KERNEL_LOCKED=1
-	exec flock "$kb/src/.lock-$src" "$0" "$@"
+	exec flock "$kb/src/.lock-$tree" "$0" "$@"
 fi
-extract "$src"
-[ "$src" != stock ] && apply_series "$src"
+extract
+[ -n "$patches" ] && apply_series
 configure
-echo "  KBUILD  $variant (-j$jobs)"
+echo "  KBUILD  $name (-j$jobs)"
 start=$(date +%s)
-make -s -C "$kb/src/$src" O="$kb/obj/$variant" -j"$jobs" \
+make -s -C "$kb/src/$tree" O="$kb/obj/$name" -j"$jobs" \
 	KBUILD_BUILD_USER=flipbed KBUILD_BUILD_HOST=flipbed bzImage
-out=$kb/$variant
+out=$kb/$name
 mkdir -p "$out"
 for f in arch/x86/boot/bzImage vmlinux .config; do
-	name=$(basename "$f"); [ "$name" = .config ] && name=config
-	cmp -s "$kb/obj/$variant/$f" "$out/$name" || cp "$kb/obj/$variant/$f" "$out/$name"
+	base=$(basename "$f"); [ "$base" = .config ] && base=config
+	cmp -s "$kb/obj/$name/$f" "$out/$base" || cp "$kb/obj/$name/$f" "$out/$base"
 done
 echo "$version" > "$out/source-version"
 echo "  DONE    $out/bzImage ($(($(date +%s) - start)) s)"

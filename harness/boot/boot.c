@@ -63,15 +63,17 @@ static int bad(const char *fmt, ...)
 
 static void help(void)
 {
-	printf("usage: flipbed boot [--kernel stock|patched|kasan] --image IMAGE [--step 'STEP']...\n"
+	printf("usage: flipbed boot [--kernel NAME] --image IMAGE [--step 'STEP']...\n"
 	       "                    [--timeout S] [--rule 'RULE']... [--rule-at NAME 'RULE']...\n"
 	       "                    [--faultlog FILE] [--source IMAGE] [--console]\n"
-	       "Boots the kernel variant (default patched) under QEMU with IMAGE as /dev/vda,\n"
-	       "runs the steps in the guest agent, streams step results and kernel messages.\n"
+	       "Boots the kernel NAME (default patched; kernel/kernels.ini: %s)\n"
+	       "under QEMU with IMAGE as /dev/vda, runs the steps in the guest agent,\n"
+	       "streams step results and kernel messages.\n"
 	       "--source attaches another ext4 image read-only as /dev/vdb for 'copy-source'.\n"
 	       "A step may start with 'expect ERRNAME' (must fail with it) or 'may' (not counted).\n"
 	       "Exit: 0 all steps met and the guest ended cleanly, 1 not, 2 bad input,\n"
-	       "3 QEMU/nbdkit failed, 4 timeout, 128+N killed by signal N. Steps:\n");
+	       "3 QEMU/nbdkit failed, 4 timeout, 128+N killed by signal N. Steps:\n",
+	       fb_kernel_names());
 	step_list(stdout);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernels.h"
 #include "scenario/matrix.h"
 #include "util.h"
 
@@ -178,6 +179,15 @@ static void expand_product(struct expander *x, const char *file, const char *ker
 	}
 }
 
+/* Does a scenario's `kernels =` list take KERNEL, by name or as a variant? */
+static bool kernel_listed(char **v, const char *kernel)
+{
+	for (; v && *v; v++)
+		if (fb_kernel_distance(kernel, *v) >= 0)
+			return true;
+	return false;
+}
+
 /*
  * One scenario under a matrix: kernels and axes narrowed to what the
  * scenario declares it accepts.
@@ -225,12 +235,34 @@ static void expand_scenario(struct expander *x, const char *file, char **mkernel
 	}
 	kernels = mkernels;
 	for (char **k = kernels; k && *k; k++)
-		if (in_list(scn->kernels, *k))
+		if (kernel_listed(scn->kernels, *k))
 			expand_product(x, file, *k, axes, naxes);
 	for (int a = 0; a < naxes; a++)
 		fb_strv_free(axes[a].values);
 out:
 	fb_scenario_free(scn);
+}
+
+/* A matrix's `kernels =`: every name must be in the registry. */
+static int check_kernels(const char *path, const struct fb_entry *e)
+{
+	char **v = fb_strv_split(e->value, NULL);
+	int errors = 0;
+
+	for (char **k = v; *k; k++) {
+		if (fb_kernel_find(*k))
+			continue;
+		fprintf(stderr, "%s:%d: kernels = %s: unknown kernel '%s'; accepted: %s\n",
+			path, e->line, e->value, *k, fb_kernel_names());
+		errors++;
+	}
+	if (!v[0]) {
+		fprintf(stderr, "%s:%d: kernels = : expected names of %s\n", path, e->line,
+			fb_kernel_names());
+		errors++;
+	}
+	fb_strv_free(v);
+	return errors;
 }
 
 static char **kernels_for(const struct fb_select *sel, const char *matrix_kernels)
@@ -273,8 +305,10 @@ int fb_matrix_expand(const char *name, const struct fb_select *sel,
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "scenarios"))
 			scenarios = e[i].value;
-		else if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "kernels"))
+		else if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "kernels")) {
 			mkernels = e[i].value;
+			x.errors += check_kernels(path, &e[i]);
+		}
 		else if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "groups"))
 			groups = e[i].value;
 		else if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "shows"))

@@ -1367,13 +1367,34 @@ const char *fb_scenario_axis(const struct fb_scenario *s, const char *key)
 	return NULL;
 }
 
-static bool qual_matches(const struct fb_scenario *s, const char *kernel, const char *q)
+/*
+ * Does qualifier Q hold for this case: 0 yes, -1 no; a kernel qualifier
+ * holds for that kernel and its variants, and gives how far the case's
+ * kernel is from it along variant-of (kernels.h).
+ */
+static int qual_distance(const struct fb_scenario *s, const char *kernel, const char *q)
 {
 	if (!strcmp(q, "reseal"))
-		return s->reseal;
+		return s->reseal ? 0 : -1;
 	if (fb_timing_parse(q) >= 0)
-		return (int)s->timing == fb_timing_parse(q);
-	return !strcmp(q, kernel);
+		return (int)s->timing == fb_timing_parse(q) ? 0 : -1;
+	return fb_kernel_distance(kernel, q);
+}
+
+/* How far section X is from the case (its farthest kernel qualifier), or -1. */
+static int section_distance(const struct fb_scenario *s, const char *kernel,
+			    const struct fb_expect_section *x)
+{
+	int far = 0;
+
+	for (int q = 0; q < x->nquals; q++) {
+		int d = qual_distance(s, kernel, x->quals[q]);
+		if (d < 0)
+			return -1;
+		if (d > far)
+			far = d;
+	}
+	return far;
 }
 
 void fb_scenario_expect(const struct fb_scenario *s, const char *kernel,
@@ -1383,18 +1404,23 @@ void fb_scenario_expect(const struct fb_scenario *s, const char *kernel,
 
 	for (int f = 0; f < FB_EXP__COUNT; f++)
 		ret->field[f] = f == FB_EXP_WARNING ? no : any;
-	/* fewer qualifiers first, so the most specific section has the last word */
+	/*
+	 * Fewer qualifiers first, so the most specific section has the last
+	 * word; among as many, a section naming the kernel a variant derives
+	 * from before one naming the variant itself (a variant-of chain is
+	 * shorter than the registry).
+	 */
+	fb_kernels_load();
 	for (int nq = 0; nq <= 3; nq++) {
-		for (int i = 0; i < s->nexpects; i++) {
-			const struct fb_expect_section *x = &s->expects[i];
-			bool all = x->nquals == nq;
-			for (int q = 0; all && q < x->nquals; q++)
-				all = qual_matches(s, kernel, x->quals[q]);
-			if (!all)
-				continue;
-			for (int f = 0; f < FB_EXP__COUNT; f++)
-				if (x->fields.field[f])
-					ret->field[f] = x->fields.field[f];
+		for (int d = (int)fb_nkernels; d >= 0; d--) {
+			for (int i = 0; i < s->nexpects; i++) {
+				const struct fb_expect_section *x = &s->expects[i];
+				if (x->nquals != nq || section_distance(s, kernel, x) != d)
+					continue;
+				for (int f = 0; f < FB_EXP__COUNT; f++)
+					if (x->fields.field[f])
+						ret->field[f] = x->fields.field[f];
+			}
 		}
 	}
 }

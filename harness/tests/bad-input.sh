@@ -43,6 +43,16 @@ scn=$top/scenarios/inode/base-flip.scn
 expect2 "shard 1/2/3: expected K/N with 1 <= K <= N" run "$scn" --shard 1/2/3 --list
 expect2 "kernel bogus: accepted: stock, patched, kasan" run "$scn" --kernel bogus --list
 expect2 "kernel ../../x: accepted: stock, patched, kasan" run "$scn" --kernel ../../x --list
+expect2 "kernel ../../x: accepted: stock, patched, kasan" matrix quick --kernel ../../x --list
+printf '[matrix]\nscenarios = %s\nkernels = stock ../../x\n' "$scn" > "$T/k.mat"
+expect2 "k.mat:3: kernels = stock ../../x: unknown kernel '../../x'; accepted: stock, patched, kasan" \
+	matrix "$T/k.mat" --list
+# The kernel registry (kernel/kernels.ini; FLIPBED_KERNELS_INI reads another)
+printf '[stock]\nsource = debian:linux-source-6.1\nconfig = flipbed.config\nimage = vmlinux\nmemory = 256\n[../x]\nimage = vmlinux\n' \
+	> "$T/kernels.ini"
+export FLIPBED_KERNELS_INI="$T/kernels.ini"
+expect2 "kernels.ini:6: \\[../x\\]: a kernel name is" run "$scn" --list
+unset FLIPBED_KERNELS_INI
 expect2 "set: \\[target\\] unknown key 'bogus'" matrix quick --set target.bogus=1 --list
 mkdir -p "$T/used" && : > "$T/used/cases.jsonl"
 expect2 "out $T/used: not empty; give a new or empty directory" run "$scn" --out "$T/used"

@@ -40,7 +40,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	snprintf(input, sizeof(input), "%s/scenarios/fuzz/input.scn", box);
 	devnull = fopen("/dev/null", "w");
-	if (!devnull)
+	if (!devnull || fb_kernels_load())
 		abort();
 	return 0;
 }

@@ -42,13 +42,13 @@ TESTS += $(HF)/run.sh
 PACKAGES += clang-14 libfuzzer-14-dev libclang-rt-14-dev
 
 # Each target is one clang run over its sources; any header of the harness
-# or the corruptor rebuilds all five.
+# or the corruptor rebuilds all five (kernels_ini.h: harness/harness.mk).
 HF_HDRS := $(wildcard harness/*.h harness/*/*.h harness/guest/steps.def \
-	corruptor/*.h $(HF)/*.h)
+	corruptor/*.h $(HF)/*.h) $(B)/obj/harness/kernels_ini.h
 
 $(B)/tests/bin/fuzz-%: $(HF_HDRS)
 	@mkdir -p $(@D)
-	$(HF_CC) $(HF_FLAGS) -Iharness -I$(HF) $(FBX_CFLAGS) \
+	$(HF_CC) $(HF_FLAGS) -Iharness -I$(B)/obj/harness -I$(HF) $(FBX_CFLAGS) \
 		$(shell $(PKG_CONFIG) --cflags inih jansson) -o $@ $(HF_SRCS_$*) \
 		$(HF_LIBS_$*) $(shell $(PKG_CONFIG) --libs inih jansson ext2fs com_err)
 
