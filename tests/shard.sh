@@ -23,9 +23,11 @@ require_tools qemu-system-x86_64 nbdkit mkfs.ext4 debugfs e2fsck pgrep
 leftovers() { pgrep -f -- "$T" || true; }
 trap 'p=$(leftovers); [ -n "$p" ] && kill -9 $p 2>/dev/null; rm -rf "$T"' EXIT
 
-# flipbed as one build: the merge compares build ids, and this tree's
-# build/bin/flipbed may be rebuilt while the test runs. Kernels and the
-# golden image cache are shared (a snapshot finds them beside its bin/).
+# flipbed as one build and scenarios/ as one version: the merge compares
+# build ids and selections (which hash the scenario files), and this tree's
+# build/bin/flipbed may be rebuilt, or a scenario edited, while the test
+# runs. Kernels and the golden image cache are shared (a copy of flipbed
+# finds them beside its bin/).
 snap=$T/flipbed
 mkdir -p "$snap/bin" "$snap/guest" "$snap/lib"
 cp "$B/bin/flipbed" "$snap/bin/" && cp "$B/guest/initramfs.cpio.gz" "$snap/guest/" &&
@@ -33,7 +35,8 @@ cp "$B/bin/flipbed" "$snap/bin/" && cp "$B/guest/initramfs.cpio.gz" "$snap/guest
 mkdir -p "$B/cache"
 ln -s "$B/kernel" "$snap/kernel" && ln -s "$B/cache" "$snap/cache" || fail "cannot link $snap"
 F=$snap/bin/flipbed
-cd "$top" || fail "cannot cd to $top"
+mkdir -p "$T/tree" && cp -r "$top/scenarios" "$T/tree/" || fail "cannot copy scenarios/ into $T/tree"
+cd "$T/tree" || fail "cannot cd to $T/tree"
 sel="matrix quick --kernel stock --filter i*"
 
 # expect RC WHAT COMMAND...: COMMAND exits RC; its stderr is in $T/err.

@@ -43,10 +43,12 @@ if ! have_slurm; then
 	have_slurm || skip_anywhere "not run: slurm-wlm and munge installed, but their programs are missing"
 fi
 
-# --- one build of flipbed for every shard -----------------------------------
-# The merge compares build ids, and this tree's build/bin/flipbed may be
-# rebuilt while the array runs: the jobs and the single run use a copy.
-# Kernels and the golden image cache are shared (found beside bin/).
+# --- one build of flipbed, one set of scenarios, for every shard ------------
+# The merge compares build ids and selections (which hash the scenario
+# files), and this tree's build/bin/flipbed may be rebuilt, or a scenario
+# edited, while the array runs: the single run and the jobs use a copy of
+# flipbed and of scenarios/, as a cluster runs one checkout. Kernels and the
+# golden image cache are shared (found beside bin/).
 # A cluster left by an earlier run of this test, killed before its cleanup,
 # is stopped first: only processes whose pid file is ours and whose
 # command line names our directory.
@@ -65,20 +67,13 @@ cp "$B/bin/flipbed" "$S/flipbed/bin/" && cp "$B/guest/initramfs.cpio.gz" "$S/fli
 	ln -s "$B/kernel" "$S/flipbed/kernel" && ln -s "$B/cache" "$S/flipbed/cache" ||
 	fail "cannot copy flipbed into $S/flipbed"
 F=$S/flipbed/bin/flipbed
+tree=$S/tree
+mkdir -p "$tree" && cp -r scenarios "$tree/" || fail "cannot copy scenarios/ into $tree"
+cd "$tree" || fail "cannot cd to $tree"
 : > "$S/times"
 
 # secs START: whole seconds since START (date +%s).
 secs() { echo $(($(date +%s) - $1)); }
-
-# --- the same matrix on this machine alone ----------------------------------
-echo "== flipbed matrix $matrix $args on this machine ($(nproc) jobs)"
-t=$(date +%s)
-$F matrix $matrix $args --jobs "$(nproc)" --out "$S/single" > "$S/single.log" 2>&1
-single_rc=$?
-single_s=$(secs $t)
-tail -n 3 "$S/single.log"
-echo "single machine: $single_s s (exit $single_rc)" | tee -a "$S/times"
-[ -s "$S/single/cases.jsonl" ] || fail "the single run wrote no cases (exit $single_rc, $S/single.log)"
 
 # --- the cluster ---------------------------------------------------------------
 # free_port P: the first TCP port from P on that nothing on this machine uses.
@@ -202,15 +197,25 @@ done
 	not_run "node $node is not idle after 30 s ($(sinfo -h -n "$node" -o %T 2>&1))"
 echo "cluster up in $(secs $t) s: munged $pid_munged, slurmctld $pid_slurmctld, slurmd $pid_slurmd; ports $ctld_port, $slurmd_port"
 
+# --- the same matrix on this machine alone ----------------------------------
+echo "== flipbed matrix $matrix $args on this machine ($(nproc) jobs)"
+t=$(date +%s)
+$F matrix $matrix $args --jobs "$(nproc)" --out "$S/single" > "$S/single.log" 2>&1
+single_rc=$?
+single_s=$(secs $t)
+tail -n 3 "$S/single.log"
+echo "single machine: $single_s s (exit $single_rc)" | tee -a "$S/times"
+[ -s "$S/single/cases.jsonl" ] || fail "the single run wrote no cases (exit $single_rc, $S/single.log)"
+
 # --- the array and its merge -----------------------------------------------------
 echo "== sbatch --array=1-$shards docs/slurm/flipbed-matrix.sbatch, then the merge job"
 export FLIPBED="$F" FLIPBED_MATRIX="$matrix" FLIPBED_ARGS="$args" FLIPBED_RESULTS="$S/runs"
 t=$(date +%s)
-job=$(sbatch --parsable --array=1-$shards --cpus-per-task=1 --chdir="$top" \
-	--output="$S/out/%A_%a.log" docs/slurm/flipbed-matrix.sbatch) ||
+job=$(sbatch --parsable --array=1-$shards --cpus-per-task=1 --chdir="$tree" \
+	--output="$S/out/%A_%a.log" "$top/docs/slurm/flipbed-matrix.sbatch") ||
 	fail "sbatch of the array failed: $job"
-merge_job=$(sbatch --parsable --dependency=afterany:$job --chdir="$top" \
-	--output="$S/out/merge.log" docs/slurm/flipbed-merge.sbatch "$job") ||
+merge_job=$(sbatch --parsable --dependency=afterany:$job --chdir="$tree" \
+	--output="$S/out/merge.log" "$top/docs/slurm/flipbed-merge.sbatch" "$job") ||
 	fail "sbatch of the merge failed: $merge_job"
 echo "array job $job, merge job $merge_job"
 i=0
