@@ -973,8 +973,10 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 				fprintf(stderr, "flipbed: could not remove %s: %s\n", w[s].priv,
 					strerror(errno));
 			const struct fb_case_spec *c = &cases->v[w[s].index];
-			snprintf(why, sizeof(why), "watchdog: no case finished for %d s; this case "
-				 "was stopped after %.0f s", wd->seconds, fb_now() - w[s].start);
+			if (wd->fired)
+				snprintf(why, sizeof(why), "watchdog: no case finished for %d s; this "
+					 "case was stopped after %.0f s", wd->seconds,
+					 fb_now() - w[s].start);
 			enum fb_verdict v = collect(c, o->outdir, jsonl, status, phases,
 						    wd->fired ? why : NULL);
 			p.phases = xrealloc(p.phases, (p.done + 1) * PH__COUNT * sizeof(double));
@@ -1015,8 +1017,8 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 		fprintf(stderr, "\n");
 	fclose(jsonl);
 	fprintf(stderr, "flipbed: %d cases in %.0f s: %d passed, %d failed, %d infra, %d skipped\n",
-		p.done + wd->unstarted, fb_now() - p.start, p.count[FB_VERDICT_PASS], p.count[FB_VERDICT_FAIL],
-		p.count[FB_VERDICT_INFRA], p.count[FB_VERDICT_SKIP]);
+		p.done + wd->unstarted, fb_now() - p.start, p.count[FB_VERDICT_PASS],
+		p.count[FB_VERDICT_FAIL], p.count[FB_VERDICT_INFRA], p.count[FB_VERDICT_SKIP]);
 	print_timing(&p, fb_now() - p.start);
 	free(p.phases);
 	return fb_proc_interrupted() ? -1 : 0;
