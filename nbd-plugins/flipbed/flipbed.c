@@ -82,10 +82,10 @@ static int flipbed_config(const char *key, const char *value)
 
 #define flipbed_config_help \
 	"file=IMAGE            (required) The raw image to serve.\n" \
-	"control=SOCKET        Unix socket for add/del/clear/list/stats/release.\n" \
+	"control=SOCKET        Unix socket to arm rules and release stalls.\n" \
 	"faultlog=FILE         Append one JSON line per applied fault.\n" \
 	"rules=FILE            Rules to arm at start, one per line.\n" \
-	"writelog=FILE         Log every write, zero, trim and flush (binary).\n" \
+	"writelog=FILE         Log writes, zeros, trims, flushes (binary).\n" \
 	"extents=on|off        Report holes (SEEK_DATA/SEEK_HOLE); default off."
 
 /* The outcomes of read_line. */

@@ -35,7 +35,7 @@
  * the last) did.
  */
 struct span {
-	uint64_t seq;		/* the flush record's seq; the last seq for the tail */
+	uint64_t seq;		/* the flush's seq; the tail's last seq */
 	uint64_t end;		/* log offset just past that record */
 	uint64_t writes, zeros, trims, fua, fault, rest, bytes;
 };
@@ -43,7 +43,7 @@ struct span {
 struct scan {
 	struct fb_wlog_header h;
 	uint64_t records;
-	struct span *spans;	/* spans[k - 1]: up to flush point k; then the tail */
+	struct span *spans;	/* [k - 1]: to flush point k; [n]: the tail */
 	size_t nflush;
 	uint64_t end;		/* log offset past the last whole record */
 	uint64_t partial;	/* bytes of a partial record after it */
@@ -75,16 +75,16 @@ static void on_signal(int sig)
 
 static void usage(FILE *fp)
 {
-	fprintf(fp,
-		"usage: flipbed-replay LOG IMAGE --to-flush K [-o OUT | --in-place]\n"
-		"       flipbed-replay LOG IMAGE --to-end [-o OUT | --in-place]\n"
-		"       flipbed-replay --list LOG\n"
-		"Replay the write log LOG (nbdkit-flipbed-plugin writelog=) onto "
-		"IMAGE, the\nimage the server started with, up to flush point "
-		"K (0: nothing; --list\nprints the points). The result replaces "
-		"IMAGE (or goes to OUT) in one\nrename; --in-place writes into "
-		"IMAGE itself. Exit status: 0 done, 1 writing\nthe result "
-		"failed, 2 bad input (nothing written).\n");
+	fputs("usage: flipbed-replay LOG IMAGE --to-flush K "
+	      "[-o OUT | --in-place]\n"
+	      "       flipbed-replay LOG IMAGE --to-end [-o OUT | --in-place]\n"
+	      "       flipbed-replay --list LOG\n"
+	      "Replay the write log LOG (nbdkit-flipbed-plugin writelog=) "
+	      "onto IMAGE, the\nimage the server started with, up to flush "
+	      "point K (0: nothing; --list\nprints the points). The result "
+	      "replaces IMAGE (or goes to OUT) in one\nrename; --in-place "
+	      "writes into IMAGE itself. Exit status: 0 done, 1 writing\n"
+	      "the result failed, 2 bad input (nothing written).\n", fp);
 }
 
 /* Read exactly n bytes at off; 0, or 1 at end of file, or -1. */
@@ -228,10 +228,10 @@ static void list(const char *path, const struct scan *sc)
 		snprintf(point, sizeof point, k < sc->nflush ? "%zu" : "end",
 			 k + 1);
 		total += s->bytes;
-		printf("%-6s %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64
-		       " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %12" PRIu64 "\n",
-		       point, s->seq, s->writes, s->zeros, s->trims, s->fua,
-		       s->fault, s->rest, s->bytes);
+		printf("%-6s %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6"
+		       PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %12"
+		       PRIu64 "\n", point, s->seq, s->writes, s->zeros,
+		       s->trims, s->fua, s->fault, s->rest, s->bytes);
 	}
 	printf("each row counts the records since the row above; \"end\": "
 	       "after the last flush\n");
@@ -469,7 +469,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		exit(EXIT_BAD);
 	}
 	if ((o->to_flush >= 0) == o->to_end)
-		die(EXIT_BAD, "say how far to replay: --to-flush K or --to-end");
+		die(EXIT_BAD, "say how far to replay: --to-flush K or "
+		    "--to-end");
 	if (o->out && o->in_place)
 		die(EXIT_BAD, "-o OUT and --in-place exclude each other");
 }

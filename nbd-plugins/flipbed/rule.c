@@ -349,8 +349,8 @@ static int check_action(const struct fb_rule *r, const struct seen *s,
 	}
 
 	if (r->action == FB_TORN && r->on != FB_ON_WRITE)
-		return fail(err, errlen,
-			    "torn needs on=write (it cuts what a write stores)");
+		return fail(err, errlen, "torn needs on=write (it cuts what "
+			    "a write stores)");
 	/* A range given must be longer than the tear, or a write of just
 	 * that range would be stored whole. Without len= the rule tears
 	 * every longer write that touches at=.

@@ -51,7 +51,7 @@ struct fb_rule {
 	uint64_t flip_random;	/* N of flip-random=N */
 	int64_t delta;		/* misdirect=DELTA */
 	uint64_t torn;		/* torn=N: sectors of FB_SECTOR bytes kept */
-	uint64_t stall_ms;	/* stall=MS; 0: bare stall, held until released */
+	uint64_t stall_ms;	/* stall=MS; 0: a bare stall (until release) */
 	uint64_t count;		/* 0: no count= (stays armed) */
 	uint64_t after;
 	uint64_t seed;

@@ -39,8 +39,9 @@ enum fb_stall_end fb_stall_hold(uint64_t ms)
 	for (;;) {
 		uint64_t slice = FB_STALL_SLICE_MS;
 
+		/* Released: the release counted it out already. */
 		if (atomic_load(&generation) != gen)
-			return FB_STALL_RELEASED;	/* counted by the release */
+			return FB_STALL_RELEASED;
 		t = now_ms();
 		if (ms && t >= end) {
 			how = FB_STALL_TIMEOUT;

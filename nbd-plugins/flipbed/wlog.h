@@ -44,7 +44,7 @@ struct fb_wlog_header {
 };
 
 struct fb_wlog_record {
-	uint32_t size;		/* header and data: FB_WLOG_RECORD_SIZE + data */
+	uint32_t size;		/* FB_WLOG_RECORD_SIZE + the data's bytes */
 	uint16_t type;		/* enum fb_wlog_type */
 	uint16_t flags;
 	uint64_t seq;		/* 1, 2, 3 ... without gaps */

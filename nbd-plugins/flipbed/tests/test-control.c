@@ -110,8 +110,8 @@ static void test_bad_rules(void)
 	expect_err("add on=read at=0 len=8192 torn=1", "torn needs on=write");
 	expect_err("add on=rest at=0 len=8192 torn=1", "torn needs on=write");
 	expect_err("add on=write at=0 torn=1 drop", "exactly one action");
-	expect_err("add on=read at=0 stall=0", "stall=0: expected milliseconds, "
-		   "1 to 600000");
+	expect_err("add on=read at=0 stall=0", "stall=0: expected "
+		   "milliseconds, 1 to 600000");
 	expect_err("add on=read at=0 stall=600001", "1 to 600000");
 	expect_err("add on=read at=0 stall=1s", "stall=1s: expected");
 	expect_err("add on=rest at=0 stall", "stall needs on=read or on=write");

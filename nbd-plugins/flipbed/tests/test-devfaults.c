@@ -111,7 +111,8 @@ static void test_torn(struct nbd_handle *h)
 	 */
 	fbt_ctl_ok("add id=t2 on=write at=131072 len=16384 torn=4 count=2");
 	write_and_expect(h, 139264, 2048, 2048, 0xb1, "a write of 4 sectors");
-	write_and_expect(h, 139264 + 512, 512, 512, 0xb2, "a write of 1 sector");
+	write_and_expect(h, 139264 + 512, 512, 512, 0xb2,
+			 "a write of 1 sector");
 	CHECK(records_of("t2", &o) == 0, "a write no longer than the tear "
 	      "is no fault");
 	write_and_expect(h, 143360, 2560, 2048, 0xb3, "a write of 5 sectors");

@@ -198,12 +198,15 @@ int main(void)
 
 	snprintf(cmd, sizeof cmd,
 		 "%snbdkit %s --help > %s && grep -q 'control=SOCKET' %s && "
-		 "grep -q 'faultlog=FILE' %s && grep -q 'rules=FILE' %s",
+		 "grep -q 'faultlog=FILE' %s && grep -q 'rules=FILE' %s && "
+		 "grep -q 'writelog=FILE' %s",
 		 fbt_nbdkit_env(), FB_PLUGIN, fbt_path("help"),
-		 fbt_path("help"), fbt_path("help"), fbt_path("help"));
+		 fbt_path("help"), fbt_path("help"), fbt_path("help"),
+		 fbt_path("help"));
 	fbt_make_image(SIZE);
 	fbt_start(NULL);
-	CHECK(system(cmd) == 0, "--help lists control=, faultlog=, rules=");
+	CHECK(system(cmd) == 0, "--help lists control=, faultlog=, rules=, "
+	      "writelog=");
 	CHECK(stat(fbt_path("ctl.sock"), &st) == 0 &&
 	      (st.st_mode & 0777) == 0600, "control socket mode %o",
 	      st.st_mode & 0777);

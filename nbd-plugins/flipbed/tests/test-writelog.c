@@ -326,7 +326,8 @@ static void check_refusals(void)
 	size_t len;
 
 	refused(replay("log.wlog start.img --to-flush 4 -o x.img"),
-		"--to-flush 4: log.wlog has 3 flush points (0 to 3", "past end");
+		"--to-flush 4: log.wlog has 3 flush points (0 to 3",
+		"past end");
 	CHECK(access(fbt_path("x.img"), F_OK) < 0, "x.img was created");
 
 	b = read_file("start.img", &len);
@@ -412,7 +413,8 @@ int main(void)
 	snprintf(wl, sizeof wl, "file=%s", fbt_path("image"));
 	err = fbt_start_fails(wl, "writelog=/nonexistent/dir/log", NULL);
 	CHECK(strstr(err, "writelog=/nonexistent/dir/log: No such file or "
-		      "directory"), "writelog= in a missing directory: %s", err);
+		      "directory"), "writelog= in a missing directory: %s",
+	      err);
 	free(err);
 	printf("writelog: all checks passed\n");
 	return 0;

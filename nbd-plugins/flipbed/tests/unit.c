@@ -130,7 +130,8 @@ static void test_commands(void)
 	EXPECT(fb_cmd_parse("LIST", &c, err, sizeof err) < 0, "commands are lower case");
 	EXPECT(fb_cmd_parse("release", &c, err, sizeof err) == 0 &&
 	       c.kind == FB_CMD_RELEASE, "release");
-	EXPECT(fb_cmd_parse("release r1", &c, err, sizeof err) < 0, "release x");
+	EXPECT(fb_cmd_parse("release r1", &c, err, sizeof err) < 0,
+	       "release takes no id");
 }
 
 /* Reference values of libxxhash's XXH64 (seed 0). */
@@ -144,7 +145,8 @@ static void test_xxh64(void)
 		b[i] = (uint8_t)i;
 	EXPECT(fb_xxh64("", 0, 0) == 0xef46db3751d8e999ULL, "xxh64 of ''");
 	EXPECT(fb_xxh64("a", 1, 0) == 0xd24ec4f1a98c6e5bULL, "xxh64 of 'a'");
-	EXPECT(fb_xxh64("abc", 3, 0) == 0x44bc2cf5ad770999ULL, "xxh64 of 'abc'");
+	EXPECT(fb_xxh64("abc", 3, 0) == 0x44bc2cf5ad770999ULL,
+	       "xxh64 of 'abc'");
 	EXPECT(fb_xxh64(b, sizeof b, 0) == 0x8e03c838c596036fULL,
 	       "xxh64 of 0..255 three times");
 	/* Streamed in pieces that straddle the 32-byte stripes. */
@@ -177,7 +179,8 @@ static void test_wlog(void)
 	fb_wlog_record_encode(rb, &r);
 	EXPECT(fb_wlog_record_decode(rb, 1 << 20, &r2, err, sizeof err) == 0 &&
 	       memcmp(&r, &r2, sizeof r) == 0, "record round trip: %s", err);
-	EXPECT(fb_wlog_record_decode(rb, 4096 + 511, &r2, err, sizeof err) < 0 &&
+	EXPECT(fb_wlog_record_decode(rb, 4096 + 511, &r2, err,
+				     sizeof err) < 0 &&
 	       strstr(err, "outside the image"), "outside: %s", err);
 	rb[0] ^= 1;
 	EXPECT(fb_wlog_record_decode(rb, 1 << 20, &r2, err, sizeof err) < 0 &&
@@ -189,7 +192,8 @@ static void test_wlog(void)
 	r = (struct fb_wlog_record){ FB_WLOG_RECORD_SIZE, FB_WLOG_ZERO, 0, 1,
 				     0, 0, (uint64_t)UINT32_MAX + 1 };
 	fb_wlog_record_encode(rb, &r);
-	EXPECT(fb_wlog_record_decode(rb, UINT64_MAX, &r2, err, sizeof err) < 0 &&
+	EXPECT(fb_wlog_record_decode(rb, UINT64_MAX, &r2, err,
+				     sizeof err) < 0 &&
 	       strstr(err, "at most"), "bounded zero: %s", err);
 	r = (struct fb_wlog_record){ .size = FB_WLOG_RECORD_SIZE,
 				     .type = FB_WLOG_FLUSH, .flags = 16 };
@@ -243,7 +247,8 @@ int main(void)
 	round_trip("on=write at=0 len=1025 torn=2 count=1",
 		   "on=write at=0 len=1025 torn=2 count=1");
 	round_trip("on=read at=0 len=512 stall", "on=read at=0 len=512 stall");
-	round_trip("stall=600000 on=write at=9", "on=write at=9 len=1 stall=600000");
+	round_trip("stall=600000 on=write at=9",
+		   "on=write at=9 len=1 stall=600000");
 	refused("on=write at=0 len=1024 torn=2", "torn=2 keeps 1024 bytes");
 	refused("on=write at=0 len=1 torn=1", "not fewer than len=1");
 	refused("on=write at=0 torn=0", "torn=0");
