@@ -3,6 +3,7 @@
  * written here from its specification (xxHash's doc/xxhash_spec.md) so
  * that the plugin and the replay tool need no library for it.
  */
+#include <endian.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,20 +21,21 @@ static uint64_t rotl(uint64_t x, int r)
 	return x << r | x >> (64 - r);
 }
 
+/* Little-endian loads; memcpy lets the compiler make each one load. */
 static uint64_t get64(const uint8_t *p)
 {
-	uint64_t v = 0;
-	int i;
+	uint64_t v;
 
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
+	memcpy(&v, p, sizeof v);
+	return le64toh(v);
 }
 
 static uint32_t get32(const uint8_t *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
+	uint32_t v;
+
+	memcpy(&v, p, sizeof v);
+	return le32toh(v);
 }
 
 static uint16_t get16(const uint8_t *p)

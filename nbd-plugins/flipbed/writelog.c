@@ -2,7 +2,8 @@
 /* flipbed: the write log (see writelog.h and wlog.h).
  *
  * One lock orders the records: a record's header and data go out with
- * one pwritev(2) at the log's end while it is held. If the log cannot be
+ * one pwritev(2) at the log's end while it is held, into blocks reserved
+ * ahead in large steps. If the log cannot be
  * written (disk full), it is cut back to its last whole record and no
  * more is logged: a log ends early rather than with a gap, and nbdkit
  * says so in its error log.
@@ -23,12 +24,14 @@
 #include "writelog.h"
 
 #define HASH_CHUNK (1024 * 1024)
+#define PREALLOC (64 << 20)	/* the log's blocks are reserved this far ahead */
 
 bool fb_writelog_on;
 static int fd = -1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t end;		/* bytes of whole records (and the header) */
 static uint64_t seq;		/* the last record's seq */
+static uint64_t reserved;	/* blocks are allocated up to here */
 static bool broken;
 
 /* XXH64 of the whole image. */
@@ -103,6 +106,9 @@ int fb_writelog_open(const char *path)
 
 void fb_writelog_close(void)
 {
+	if (fd >= 0 && reserved > end && ftruncate(fd, end) < 0)
+		nbdkit_error("flipbed: write log: giving back reserved "
+			     "blocks: %m");
 	if (fd >= 0)
 		close(fd);
 	fd = -1;
@@ -127,6 +133,13 @@ static void append(unsigned type, unsigned flags, uint64_t off, uint64_t len,
 		iov[1].iov_len = len;
 	r.size = FB_WLOG_RECORD_SIZE + iov[1].iov_len;
 	fb_wlog_record_encode(head, &r);
+	/* Reserving blocks in large steps spares each append the file
+	 * system's allocation; KEEP_SIZE leaves the log's size at its last
+	 * whole record, and close gives back what was not used.
+	 */
+	if (end + r.size > reserved &&
+	    fallocate(fd, FALLOC_FL_KEEP_SIZE, end, r.size + PREALLOC) == 0)
+		reserved = end + r.size + PREALLOC;
 	if (write_at(iov, iov[1].iov_len ? 2 : 1, end) < 0) {
 		nbdkit_error("flipbed: write log: record %" PRIu64 ": %m; "
 			     "nothing more is logged (the log ends with "

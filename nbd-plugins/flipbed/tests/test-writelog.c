@@ -9,10 +9,13 @@
  * exactly as it was at each flush point, and at the end of the log as the
  * server left it, into a new file, in place, or replacing the copy; and
  * refuse, with exit 2 and nothing written, a point past the end, another
- * image, a damaged log and bad arguments.
+ * image, a damaged log and bad arguments. Writers on four connections
+ * at once: each one's writes are logged in the order it made them, so
+ * that at every flush point each holds a prefix of its writes.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,6 +394,91 @@ static void check_refusals(void)
 	expect_image("start.img", points[0], "IMAGE after the refusals");
 }
 
+#define WRITERS 4
+#define WRITES 64		/* per writer, a flush after every 8th */
+#define REGION (1 << 20)	/* writer t writes block i at t * REGION + i * 4096 */
+
+static uint8_t fill(long t, int i)
+{
+	return (uint8_t)((t * WRITES + i) % 251 + 1);
+}
+
+static void *writer(void *arg)
+{
+	struct nbd_handle *h = fbt_connect();
+	uint8_t b[4096];
+	long t = (long)arg;
+	int i;
+
+	for (i = 0; i < WRITES; i++) {
+		memset(b, fill(t, i), sizeof b);
+		fbt_pwrite(h, b, sizeof b, t * REGION + i * 4096, 0);
+		if (i % 8 == 7)
+			CHECK(nbd_flush(h, 0) == 0, "flush: %s",
+			      nbd_get_error());
+	}
+	nbd_close(h);
+	return NULL;
+}
+
+/* Block i of writer t holds its write (1), or the pattern before it. */
+static int written(const uint8_t *img, long t, int i)
+{
+	uint64_t off = t * REGION + i * 4096, j;
+	const uint8_t *p = img + off;
+
+	for (j = 0; j < 4096 && p[j] == fill(t, i); j++)
+		;
+	if (j == 4096)
+		return 1;
+	for (j = 0; j < 4096; j++)
+		CHECK(p[j] == fbt_pattern(off + j), "writer %ld block %d: "
+		      "byte %lu is 0x%02x", t, i, (unsigned long)j, p[j]);
+	return 0;
+}
+
+static void check_writers(void)
+{
+	char wl[600], name[64];
+	pthread_t th[WRITERS];
+	uint8_t *img;
+	long t;
+	int k, i, n;
+
+	fbt_make_image(SIZE);
+	copy_file("image", "start.img");
+	snprintf(wl, sizeof wl, "writelog=%s", fbt_path("writers.wlog"));
+	fbt_start(wl, NULL);
+	for (t = 0; t < WRITERS; t++)
+		CHECK(pthread_create(&th[t], NULL, writer, (void *)t) == 0,
+		      "thread");
+	for (t = 0; t < WRITERS; t++)
+		pthread_join(th[t], NULL);
+	fbt_stop();
+	free(final);
+	final = image_now();
+	CHECK(replay("--list writers.wlog") == 0 &&
+	      strstr(out, "288 records, 32 flush points"), "--list: %s", out);
+	CHECK(replay("writers.wlog start.img --to-end -o w.img") == 0,
+	      "--to-end: %s", out);
+	expect_image("w.img", final, "four writers, to the end");
+	for (k = 1; k <= WRITERS * WRITES / 8; k += 3) {
+		snprintf(name, sizeof name, "--to-flush %d -o w.img", k);
+		CHECK(replay("writers.wlog start.img %s", name) == 0, "%s: %s",
+		      name, out);
+		img = read_file("w.img", &(size_t){ 0 });
+		for (t = 0; t < WRITERS; t++) {
+			for (n = 0; n < WRITES && written(img, t, n); n++)
+				;
+			for (i = n; i < WRITES; i++)
+				CHECK(!written(img, t, i), "flush point %d: "
+				      "writer %ld has block %d but not %d", k,
+				      t, i, n);
+		}
+		free(img);
+	}
+}
+
 int main(void)
 {
 	char wl[600], rules[600], *err;
@@ -416,6 +504,7 @@ int main(void)
 		      "directory"), "writelog= in a missing directory: %s",
 	      err);
 	free(err);
+	check_writers();
 	printf("writelog: all checks passed\n");
 	return 0;
 }
