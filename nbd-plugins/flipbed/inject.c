@@ -70,7 +70,7 @@ static void log_fault(const struct fb_rule *r, const char *op, uint64_t off,
 		watch_changes(seq, &f);
 }
 
-/* A torn rule's record: the part of the request it kept from the image. */
+/* A torn rule's record: the part of the request it did not store. */
 static void log_torn(const struct fb_rule *r, enum fb_op op, uint64_t off,
 		     uint64_t len)
 {
