@@ -208,7 +208,6 @@ static void scan_log(const char *path, int fd, struct scan *sc)
 
 static void list(const char *path, const struct scan *sc)
 {
-	uint64_t total = 0;
 	size_t k;
 
 	printf("%s: write log version %" PRIu32 ", image %" PRIu64 " bytes, "
@@ -227,7 +226,6 @@ static void list(const char *path, const struct scan *sc)
 			break;	/* nothing after the last flush */
 		snprintf(point, sizeof point, k < sc->nflush ? "%zu" : "end",
 			 k + 1);
-		total += s->bytes;
 		printf("%-6s %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6"
 		       PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %12"
 		       PRIu64 "\n", point, s->seq, s->writes, s->zeros,
