@@ -7,10 +7,9 @@
  * recorded piece by piece, as stored, with FB_WLOG_FAULT), every change
  * an on=rest rule made, and every flush that succeeded. Replaying it onto
  * the image as it was at start (flipbed-replay) rebuilds the image at any
- * flush. Records are ordered under one lock, so the log's order is the
+ * flush. Records are appended under one lock, so the log's order is the
  * order in which requests were logged; each is in the file after it was
- * stored and before it is acknowledged (writelog.c commits them in
- * groups).
+ * stored and before it is acknowledged.
  */
 #ifndef FLIPBED_WRITELOG_H
 #define FLIPBED_WRITELOG_H

@@ -55,8 +55,9 @@ static uint8_t *read_file(const char *name, size_t *len)
 	fseek(fp, 0, SEEK_END);
 	n = ftell(fp);
 	rewind(fp);
-	b = malloc(n ? n : 1);
+	b = malloc(n + 1);	/* NUL-terminated, for text */
 	CHECK(fread(b, 1, n, fp) == (size_t)n, "read %s", name);
+	b[n] = '\0';
 	fclose(fp);
 	*len = n;
 	return b;
@@ -524,10 +525,9 @@ static void check_log_full(void)
 	      strstr(out, "2 records, 0 flush points") &&
 	      !strstr(out, "partial"), "--list of a full log: %s", out);
 	got = read_file("nbdkit.log", &len);
-	CHECK(strstr((char *)got, "flipbed: write log: records 3 to 3: File "
-		     "too large; nothing more is logged (the log ends with "
-		     "record 2)"), "nbdkit says the log ended: %.*s",
-	      (int)len, got);
+	CHECK(strstr((char *)got, "flipbed: write log: record 3: File too "
+		     "large; nothing more is logged (the log ends with record "
+		     "2)"), "nbdkit says the log ended: %s", got);
 	free(got);
 #ifndef FB_LIBASAN
 	/* With libasan, exit can deadlock after an error with %m. */
