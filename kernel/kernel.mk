@@ -1,36 +1,54 @@
 # SPDX-License-Identifier: MIT
-# kernel/: Debian's linux-source-6.1 built as `stock` and `patched` (our series),
-# plus `kasan` on request (make kasan or KASAN=1). See kernel/README.md.
+# kernel/: the kernels of kernel/kernels.ini, each built by
+# `kernel/build.sh NAME` into build/kernel/NAME (`make kernel-NAME` builds
+# one). `make` builds stock and patched (Debian's linux-source-6.1 without and
+# with kernel/patches/), `make kasan` (or KASAN=1) the debug variant too.
+# `make kernels-6.12` builds stock-6.12 and patched-6.12 (linux-source-6.12,
+# kernel/patches-6.12/) and `make check-6.12` boots them with a few
+# scenarios (kernel/smoke.sh); both stay out of `make` and `make check`,
+# which keeps CI's time bounded. See kernel/README.md.
 
+KERNEL_NAMES := $(shell kernel/build.sh --list)
 KERNEL_VARIANTS := stock patched
 ifeq ($(KASAN),1)
 KERNEL_VARIANTS += kasan
 endif
-KERNEL_INPUTS := kernel/build.sh $(wildcard kernel/config/*.config) \
-	kernel/patches/series $(wildcard kernel/patches/*.patch) \
-	/usr/src/linux-source-6.1.tar.xz
+KERNELS_6_12 := stock-6.12 patched-6.12
 
-PACKAGES += linux-source-6.1 flex bison bc libelf-dev libssl-dev xz-utils cpio \
-	perl python3 qemu-system-x86 qemu-utils
+PACKAGES += linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev \
+	xz-utils cpio perl python3 qemu-system-x86 qemu-utils
 
 ALL += $(foreach v,$(KERNEL_VARIANTS),$(B)/kernel/$(v)/bzImage)
 
-# The kernel's own make decides what to rebuild; we only re-enter it when an
-# input of ours changed. stock and patched build one after the other (each
-# already uses every core), and kasan needs patched's source tree.
-$(B)/kernel/stock/bzImage: $(KERNEL_INPUTS)
-	@kernel/build.sh stock
-$(B)/kernel/patched/bzImage: $(KERNEL_INPUTS) | $(B)/kernel/stock/bzImage
-	@kernel/build.sh patched
-$(B)/kernel/kasan/bzImage: $(KERNEL_INPUTS) | $(B)/kernel/patched/bzImage
-	@kernel/build.sh kasan
+# The kernel's own make decides what to rebuild; we only re-enter it when a
+# file kernel/build.sh reads for that kernel changed (its --inputs).
+define KERNEL_RULE
+$(B)/kernel/$(1)/bzImage: $(shell kernel/build.sh --inputs $(1))
+	@kernel/build.sh $(1)
+.PHONY: kernel-$(1)
+kernel-$(1): $(B)/kernel/$(1)/bzImage
+endef
+$(foreach k,$(KERNEL_NAMES),$(eval $(call KERNEL_RULE,$(k))))
 
-.PHONY: kernels kasan check-patches
+# One kernel build after the other (each already uses every core); kasan
+# is built in patched's source tree.
+$(B)/kernel/patched/bzImage: | $(B)/kernel/stock/bzImage
+$(B)/kernel/kasan/bzImage: | $(B)/kernel/patched/bzImage
+$(B)/kernel/patched-6.12/bzImage: | $(B)/kernel/stock-6.12/bzImage
+
+.PHONY: kernels kasan kernels-6.12 check-6.12 check-patches
 kernels: $(foreach v,$(KERNEL_VARIANTS),$(B)/kernel/$(v)/bzImage)
 kasan: $(B)/kernel/kasan/bzImage
+kernels-6.12: $(foreach k,$(KERNELS_6_12),$(B)/kernel/$(k)/bzImage)
+
+# A boot and a few scenarios on each 6.12 kernel, beside (not in) make check.
+check-6.12: kernels-6.12 $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz \
+		$(B)/lib/nbdkit-flipbed-plugin.so
+	@kernel/smoke.sh $(KERNELS_6_12)
 
 -include kernel/tests/tests.mk
 
-# Build every prefix of the series: the tree must build after each patch.
+# Build every prefix of a series: the tree must build after each patch
+# (SERIES=NAME for another kernel's series than patched's).
 check-patches:
-	@kernel/check-patches.sh
+	@kernel/check-patches.sh $(if $(SERIES),--kernel $(SERIES))
