@@ -18,13 +18,6 @@
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 
-flip() {	# IMG OFFSET
-	python3 -c "
-import sys
-f = open(sys.argv[1], 'r+b'); f.seek(int(sys.argv[2])); b = f.read(1)
-f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 1]))" "$1" "$2"
-}
-
 base=$T/base.img
 # no inline_data: the directories get blocks, freeing them revokes
 mkfs.ext4 -q -F -b 4096 -O metadata_csum "$base" 64M >/dev/null
@@ -41,8 +34,8 @@ seq=$(echo "$log" | sed -n 's/.*sequence \([0-9]*\), type 5 (revoke table).*/\1/
 p=$(kt_bmap "$base" "<8>" "$rev")
 echo "revoke block: journal block $rev (block $p), transaction $seq"
 
-cp "$base" "$T/csum.img"; flip "$T/csum.img" $((p * 4096 + 4095))	# its tail checksum
-cp "$base" "$T/seq.img"; flip "$T/seq.img" $((p * 4096 + 11))	# h_sequence, big-endian
+cp "$base" "$T/csum.img"; kt_flip "$T/csum.img" $((p * 4096 + 4095))	# its tail checksum
+cp "$base" "$T/seq.img"; kt_flip "$T/seq.img" $((p * 4096 + 11))	# h_sequence, big-endian
 line="JBD2 csum-error (device vda): type=journal-revoke ino=8 block=$p group=-"
 for v in stock patched; do
 	kt_boot good-$v $v "$base" --step "may mount" --step "may ls /d" >/dev/null

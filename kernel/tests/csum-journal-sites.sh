@@ -16,13 +16,6 @@
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 
-flip() {	# IMG OFFSET
-	python3 -c "
-import sys
-f = open(sys.argv[1], 'r+b'); f.seek(int(sys.argv[2])); b = f.read(1)
-f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 1]))" "$1" "$2"
-}
-
 # fc_tails IMG: "BLOCK OFFSET" of every fast-commit tail tag, in replay
 # order, OFFSET being the image byte of its CRC (tag 8 = EXT4_FC_TAG_TAIL,
 # 9 = HEAD; a tag is le16 tag, le16 length, value; the tail's value is
@@ -79,7 +72,7 @@ for v in stock patched; do
 done
 
 set -- $first
-cp "$base" "$T/fc-first.img"; flip "$T/fc-first.img" $2
+cp "$base" "$T/fc-first.img"; kt_flip "$T/fc-first.img" $2
 line=$(echo "EXT4-fs csum-error (device vda): type=fast-commit ino=- block=$1 group=-")
 for v in stock patched; do
 	boot_fc fc-first-$v $v "$T/fc-first.img"
@@ -91,7 +84,7 @@ kt_has fc-first-patched "$line" && ok "patched: first tail: $line" ||
 kt_has fc-first-stock "csum-error" && check_fail "stock: a csum-error line?"
 
 set -- $last
-cp "$base" "$T/fc-last.img"; flip "$T/fc-last.img" $2
+cp "$base" "$T/fc-last.img"; kt_flip "$T/fc-last.img" $2
 line=$(echo "EXT4-fs csum-error (device vda): type=fast-commit ino=- block=$1 group=-")
 for v in stock patched; do
 	boot_fc fc-last-$v $v "$T/fc-last.img"
@@ -129,7 +122,7 @@ f.seek(4096 + 0x40); f.write(struct.pack('>I', 1))
 f.seek(4096 + 0x100); f.write(uuid.UUID(sys.argv[2]).bytes)" "$jdev" "$fu"
 e2fsck -fn -j "$jdev" "$fs" >/dev/null 2>&1 || fail "e2fsck refuses the external journal setup"
 cp "$jdev" "$T/journal-bad.img"
-flip "$T/journal-bad.img" $((1024 + 0x3fc))	# s_checksum of its ext4 superblock
+kt_flip "$T/journal-bad.img" $((1024 + 0x3fc))	# s_checksum of its ext4 superblock
 line=$(kt_csum_line journal-dev - 0 -)
 for v in stock patched; do
 	kt_boot ext-good-$v $v "$fs" --source "$jdev" \

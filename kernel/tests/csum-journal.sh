@@ -9,13 +9,6 @@
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 
-flip() {	# IMG OFFSET
-	python3 -c "
-import sys
-f = open(sys.argv[1], 'r+b'); f.seek(int(sys.argv[2])); b = f.read(1)
-f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 1]))" "$1" "$2"
-}
-
 base=$T/base.img
 kt_mkfs "$base"
 kt_debugfs "$base" "jo -c" "jc"	# journal checksums v3, as a first mount sets
@@ -40,7 +33,7 @@ set -- "data journal-data $data EIO" "desc journal-descriptor $desc EIO" \
 for c in "$@"; do
 	set -- $c
 	p=$(phys $3)
-	cp "$base" "$T/$1.img"; flip "$T/$1.img" $((p * 4096 + 16))
+	cp "$base" "$T/$1.img"; kt_flip "$T/$1.img" $((p * 4096 + 16))
 	for v in stock patched; do
 		kt_boot $1-$v $v "$T/$1.img" --step "may mount" >/dev/null
 		kt_has $1-$v "step 1 may mount -> err $4 " ||

@@ -10,27 +10,19 @@
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
 
-# flip IMG OFFSET: flip bit 0 of one byte, in place
-flip() {
-	python3 -c "
-import sys
-f = open(sys.argv[1], 'r+b'); f.seek(int(sys.argv[2])); b = f.read(1)
-f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 1]))" "$1" "$2"
-}
-
 base=$T/base.img
 kt_mkfs "$base"
 jblk=$(kt_bmap "$base" "<8>" 0)
 [ -n "$jblk" ] || fail "no journal block"
 
 # superblock: s_wtime (offset 0x30) of the primary superblock at byte 1024
-cp "$base" "$T/sb.img"; flip "$T/sb.img" $((1024 + 0x30))
+cp "$base" "$T/sb.img"; kt_flip "$T/sb.img" $((1024 + 0x30))
 # group 0's descriptor checksum field
 cp "$base" "$T/gd.img"; kt_debugfs "$T/gd.img" "set_bg 0 checksum 0"
 # journal superblock: s_uuid[0] (offset 0x30) of the journal's first block,
 # once the journal has checksums (mke2fs leaves that to the first mount)
 cp "$base" "$T/js.img"; kt_debugfs "$T/js.img" "jo -c" "jc"
-flip "$T/js.img" $((jblk * 4096 + 0x30))
+kt_flip "$T/js.img" $((jblk * 4096 + 0x30))
 
 set -- "sb superblock EXT4-fs - 0 0 EBADMSG" "gd group-desc EXT4-fs - 1 0 EUCLEAN" \
 	"js journal-sb JBD2 8 $jblk - EBADMSG"

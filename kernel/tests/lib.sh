@@ -39,6 +39,14 @@ for i in range(8):
 " "$1"
 }
 
+# kt_flip IMG OFFSET: flip bit 0 of the byte at OFFSET of IMG, in place
+kt_flip() {
+	python3 -c "
+import sys
+f = open(sys.argv[1], 'r+b'); f.seek(int(sys.argv[2])); b = f.read(1)
+f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 1]))" "$1" "$2"
+}
+
 # kt_stat IMG PATH FIELD-REGEX: one value from debugfs stat
 kt_ino() { debugfs -R "stat $2" "$1" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p'; }
 kt_bmap() { debugfs -R "bmap $2 $3" "$1" 2>/dev/null; }
