@@ -57,6 +57,7 @@ struct casectx {
 	int nsteps;
 	char next_mount_step[STEP_MAX_LINE + 16];	/* the next pass's mount */
 	json_t *step_results;
+	json_t *faults, *witness;	/* faults.jsonl's records, read once (load_faults) */
 	bool saw_baddata;
 	struct fb_fserror fse;		/* the guest's fanotify lines (run/fserror.h) */
 	char infra[512];
@@ -557,6 +558,23 @@ static json_t *strv_json(char **v, int n)
  * The records of the plugin's fault log: the applied faults, or (witness)
  * the read witness's records, which have a "witness" field.
  */
+static json_t *faults_json(const char *path, bool witness);
+
+/*
+ * The case's fault log, read once after nbdkit stopped: the applied faults
+ * and the witness records, for the judging and the record alike.
+ */
+static void load_faults(struct casectx *x)
+{
+	char path[PATH_MAX + 32];
+
+	if (x->faults)
+		return;
+	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
+	x->faults = faults_json(path, false);
+	x->witness = faults_json(path, true);
+}
+
 static json_t *faults_json(const char *path, bool witness)
 {
 	json_t *a = json_array();
@@ -832,7 +850,6 @@ static void classify_passes(struct casectx *x, const char *text, size_t len)
  */
 static void explain_undetected(struct casectx *x)
 {
-	char path[PATH_MAX + 32];
 	json_t *faults, *witness;
 	bool overwritten;
 
@@ -840,16 +857,14 @@ static void explain_undetected(struct casectx *x)
 	x->out.undetected = FB_UNDET_NA;
 	if (!x->tgt.nrules)
 		return;
-	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
-	faults = faults_json(path, false);
-	witness = faults_json(path, true);
+	load_faults(x);
+	faults = x->faults;
+	witness = x->witness;
 	x->out.fault_read = fb_fault_was_read(faults, witness, &overwritten);
 	if (x->out.detect == FB_DETECT_NONE &&
 	    (!x->out.next_ran || x->out.detect_next == FB_DETECT_NONE))
 		x->out.undetected = fb_undetected_cause(x->tgt.record, x->tgt.breaks_csum,
 							faults, witness);
-	json_decref(faults);
-	json_decref(witness);
 }
 
 /* Classify the transcript and judge the outcome against the expectation. */
@@ -883,12 +898,10 @@ static void judge_case(struct casectx *x, const struct fb_golden *g)
 	if (fb_golden_check(g))
 		set_infra(x, "golden image %s changed during the case", g->path);
 	/* a fault that never fired says nothing about the kernel */
-	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
-	json_t *fired = faults_json(path, false);
-	if (x->tgt.nrules && !json_array_size(fired))
+	load_faults(x);
+	if (x->tgt.nrules && !json_array_size(x->faults))
 		set_infra(x, "the fault never fired: no request touched its bytes after it was armed at '%s' (%s)",
 			  x->s->timing == FB_TIMING_REST ? "boot" : x->s->arm, x->tgt.rules[0]);
-	json_decref(fired);
 	if (x->infra[0] && !x->out.infra[0])
 		snprintf(x->out.infra, sizeof(x->out.infra), "%s", x->infra);
 	if (x->out.infra[0]) {
@@ -956,9 +969,9 @@ static int record_case(struct casectx *x, const struct fb_golden *g)
 	for (int i = 0; i < x->tgt.nrules; i++)
 		json_array_append_new(rules, json_string(x->tgt.rules[i]));
 	json_object_set_new(rec, "rules", rules);
-	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
-	json_object_set_new(rec, "faults", faults_json(path, false));
-	json_object_set_new(rec, "witness", faults_json(path, true));
+	load_faults(x);
+	json_object_set_new(rec, "faults", x->faults);
+	json_object_set_new(rec, "witness", x->witness);
 	json_object_set_new(rec, "steps", x->step_results);
 	write_outcome(rec, &x->out);
 	fb_fserror_record(rec, &x->fse, &x->out, x->verdict);
