@@ -137,8 +137,20 @@ grep -q "select different cases" "$T/err" || check_fail "no 'select different ca
 [ ! -e "$T/m3" ] || check_fail "a refused merge wrote $T/m3"
 
 echo "== the watchdog, on real boots"
-# 1 s without a finished case: a case takes longer, so the first ones are
-# stopped and the others never start
+# The watchdog runs use their own copy of the scenarios whose workloads
+# begin with a 5 s sleep in the guest: a case then lasts longer than the
+# watchdog's 1 s however fast the machine boots (a quick case alone takes
+# about 1 s on an idle machine, which is no margin).
+mkdir -p "$T/slow" && cp -r "$top/scenarios" "$T/slow/" || fail "cannot copy scenarios/ into $T/slow"
+set +f
+for f in "$T"/slow/scenarios/i*/*.scn; do
+	sed -i 's/^\[workload\]$/&\nstep = sleep 5/' "$f" || fail "cannot edit $f"
+done
+cd "$T/slow" || fail "cannot cd to $T/slow"
+[ "$(grep -l '^step = sleep 5$' scenarios/i*/*.scn | wc -l)" -ge 2 ] || fail "no slowed scenario in $T/slow"
+set -f
+# 1 s without a finished case: every case takes longer, so the first ones
+# are stopped and the others never start
 expect 3 "--watchdog 1" $F $sel --jobs 2 --watchdog 1 --out "$T/w1"
 grep -q "watchdog: no case finished for 1 s" "$T/err" || check_fail "no watchdog line on stderr"
 [ "$(wc -l < "$T/w1/cases.jsonl")" -eq 4 ] ||
