@@ -51,6 +51,30 @@ static void range_action(const struct fb_scenario *s, char *buf, size_t len)
 		snprintf(buf, len, "%s", s->action);
 }
 
+/* N of torn=N, or 0 for any other action. */
+static long long torn_sectors(const struct fb_scenario *s)
+{
+	return strncmp(s->action, "torn=", 5) ? 0 : strtoll(s->action + 5, NULL, 10);
+}
+
+/*
+ * The rule's range: "at=OFF len=LEN". A torn=N rule with a range no longer
+ * than its N sectors would never tear a write of just the range, and the
+ * plugin refuses it: such a rule is given at= alone, so that it tears
+ * every write longer than N sectors that touches the range's first byte
+ * (for an object within one sector, every write of it).
+ */
+static void range_words(const struct fb_scenario *s, unsigned long long at,
+			unsigned long long len, char *buf, size_t size)
+{
+	long long torn = torn_sectors(s);
+
+	if (torn && len <= (unsigned long long)torn * 512)
+		snprintf(buf, size, "at=%llu", at);
+	else
+		snprintf(buf, size, "at=%llu len=%llu", at, len);
+}
+
 /* Whether bytes [OFF, OFF + LEN) meet a checksum of O or the bytes it covers. */
 static bool hits_csum(const struct fbx_object *o, uint64_t off, uint64_t len)
 {
@@ -92,6 +116,10 @@ static bool tears(const struct fbx_object *o)
  * resealed, or a write of an object whose checksum reaches past it lost.
  * An EIO on read leaves the object whole, a lost write of a whole block
  * stale but valid; a misdirected write breaks another object's checksum.
+ * A torn=N write breaks an object longer than N sectors (the tear is
+ * counted from the start of the request, and ext4 writes a metadata block
+ * as a request of its own, so its first N sectors are new and the rest
+ * old), and like a lost write one whose checksum lies outside it.
  */
 static void expect_csum_error(const struct fb_scenario *s, const struct fbx_object *obj,
 			      const struct fbx_patch *patch, struct fb_target *t)
@@ -109,6 +137,8 @@ static void expect_csum_error(const struct fb_scenario *s, const struct fbx_obje
 	} else if (!strcmp(s->action, "drop") ||
 		   (!strcmp(s->action, "eio") && s->timing == FB_TIMING_WRITE)) {
 		hit = tears(obj);
+	} else if (torn_sectors(s)) {
+		hit = tears(obj) || obj->length > (uint64_t)torn_sectors(s) * 512;
 	}
 	if (!hit || fb_csum_object_expect(s->type, obj->ino, obj->group, obj->pblk,
 					  &t->csum_error))
@@ -135,7 +165,7 @@ static int object_rules(const struct fb_scenario *s, const char *image,
 	struct fbx_selector sel = FBX_SELECTOR_INIT;
 	struct fbx_pick_opts po = FBX_PICK_OPTS_INIT;
 	struct fbx_patch *patch = NULL;
-	char count[32], action[96], **rules = NULL;
+	char count[32], action[96], range[64], **rules = NULL;
 	fbx_map_t map;
 	size_t *idx = NULL, n = 0;
 	errcode_t err;
@@ -170,9 +200,8 @@ static int object_rules(const struct fb_scenario *s, const char *image,
 			      "timing", fb_timing_name(s->timing), "arm", s->arm);
 	if (strcmp(s->action, "flip")) {
 		range_action(s, action, sizeof(action));
-		add_rule(t, "on=%s at=%llu len=%llu %s%s", on_word(s->timing),
-			 (unsigned long long)obj->offset, (unsigned long long)obj->length,
-			 action, count);
+		range_words(s, obj->offset, obj->length, range, sizeof(range));
+		add_rule(t, "on=%s %s %s%s", on_word(s->timing), range, action, count);
 		expect_csum_error(s, obj, NULL, t);
 		record_csum_error(t);
 		rc = 0;
@@ -208,7 +237,7 @@ out:
 int fb_target_rules(const struct fb_scenario *s, const char *image,
 		    struct fb_target *ret, char *why, size_t len)
 {
-	char count[32], action[96];
+	char count[32], action[96], range[64];
 	struct stat st;
 
 	memset(ret, 0, sizeof(*ret));
@@ -230,8 +259,8 @@ int fb_target_rules(const struct fb_scenario *s, const char *image,
 	}
 	count_words(s, count, sizeof(count));
 	range_action(s, action, sizeof(action));
-	add_rule(ret, "on=%s at=%lld len=%lld %s%s", on_word(s->timing), s->range_at,
-		 s->range_len, action, count);
+	range_words(s, s->range_at, s->range_len, range, sizeof(range));
+	add_rule(ret, "on=%s %s %s%s", on_word(s->timing), range, action, count);
 	ret->record = json_pack("{s:s, s:I, s:I, s:s, s:s}", "type", "range",
 				"offset", (json_int_t)s->range_at,
 				"length", (json_int_t)s->range_len,

@@ -227,6 +227,7 @@ struct ctx {
 	int nfix;
 	const struct fb_entry *overrides;
 	int noverrides;
+	struct fb_entry action_at;	/* where [fault] action was set (origin, line) */
 };
 
 /*
@@ -281,6 +282,49 @@ static bool parse_ll(const char *s, long long min, long long *ret)
 		return false;
 	*ret = v;
 	return true;
+}
+
+/* The plugin's limit for torn=N: an NBD request is shorter than 4 GiB. */
+#define TORN_MAX 8388607
+
+/*
+ * The action kinds: an action is one of them, misdirect and torn with
+ * "=NUMBER" (misdirect=BYTES, signed and non-zero; torn=SECTORS of 512
+ * bytes, the part of a write that is stored). The kind is also an
+ * [expect:QUALIFIER].
+ */
+static const char *const action_kinds[] = {
+	"flip", "zero", "ones", "random", "eio", "drop", "misdirect", "torn", NULL,
+};
+
+static bool action_valid(const char *a)
+{
+	long long v;
+
+	if (!strncmp(a, "misdirect=", 10))
+		return parse_ll(a + 10, LLONG_MIN, &v) && v != 0;
+	if (!strncmp(a, "torn=", 5))
+		return parse_ll(a + 5, 1, &v) && v <= TORN_MAX;
+	for (int i = 0; action_kinds[i]; i++)
+		if (!strcmp(action_kinds[i], a))
+			return strcmp(a, "misdirect") && strcmp(a, "torn");
+	return false;
+}
+
+/* Does ACTION ("misdirect=4096") have kind KIND ("misdirect")? */
+static bool action_is(const char *action, const char *kind)
+{
+	size_t n = strlen(kind);
+
+	return !strncmp(action, kind, n) && (!action[n] || action[n] == '=');
+}
+
+static bool action_kind_known(const char *kind)
+{
+	for (int i = 0; action_kinds[i]; i++)
+		if (!strcmp(action_kinds[i], kind))
+			return true;
+	return false;
 }
 
 static bool parse_bool(const char *s, bool *ret)
@@ -659,8 +703,9 @@ static struct fb_expect_section *expect_section(struct ctx *c, const struct fb_e
 		const char *end = strchr(q + 1, ':');
 		size_t len = end ? (size_t)(end - q - 1) : strlen(q + 1);
 		char *qual = xstrndup(q + 1, len);
-		if (fb_timing_parse(qual) < 0 && strcmp(qual, "reseal") && !fb_kernel_find(qual))
-			bad(c, e, "[%s]: unknown qualifier '%s'; accepted: %s, rest, read, read-sticky, write, reseal",
+		if (fb_timing_parse(qual) < 0 && strcmp(qual, "reseal") &&
+		    !action_kind_known(qual) && !fb_kernel_find(qual))
+			bad(c, e, "[%s]: unknown qualifier '%s'; accepted: %s, rest, read, read-sticky, write, reseal, flip, zero, ones, random, eio, drop, misdirect, torn",
 			    e->section, qual, fb_kernel_names());
 		x->quals = xrealloc(x->quals, (x->nquals + 1) * sizeof(char *));
 		x->quals[x->nquals++] = qual;
@@ -905,17 +950,12 @@ static void set_fault_key(struct ctx *c, const struct fb_entry *e)
 	} else if (!strcmp(e->key, "arm")) {
 		set_str(&s->arm, e->value);
 	} else if (!strcmp(e->key, "action")) {
-		static const char *const actions[] = {
-			"flip", "zero", "ones", "random", "eio", "drop", NULL,
-		};
-		bool ok = !strncmp(e->value, "misdirect=", 10) &&
-			  parse_ll(e->value + 10, LLONG_MIN, &v);
-		for (int i = 0; actions[i]; i++)
-			ok |= !strcmp(actions[i], e->value);
-		if (!ok)
-			bad(c, e, "action = %s: accepted: flip, zero, ones, random, eio, drop, misdirect=BYTES",
-			    e->value);
+		if (!action_valid(e->value))
+			bad(c, e, "action = %s: accepted: flip, zero, ones, random, eio, drop, misdirect=BYTES, torn=SECTORS (1 to %d)",
+			    e->value, TORN_MAX);
 		set_str(&s->action, e->value);
+		c->action_at.origin = e->origin;
+		c->action_at.line = e->line;
 	} else if (!strcmp(e->key, "count")) {
 		if (!parse_ll(e->value, 1, &v))
 			bad(c, e, "count = %s: expected a number of requests >= 1", e->value);
@@ -1102,10 +1142,12 @@ static void check_whole(struct ctx *c)
 			bad(c, NULL, "[fault] arm = %s: the workload has no 'step = %s' where the fault could be armed",
 			    s->arm, want);
 	}
-	if (!strcmp(s->action, "eio") || !strcmp(s->action, "drop") ||
-	    !strncmp(s->action, "misdirect=", 10)) {
-		if (s->timing == FB_TIMING_REST || (strcmp(s->action, "eio") && s->timing != FB_TIMING_WRITE))
-			bad(c, NULL, "[fault] action = %s does not go with timing = %s; eio needs read or write, drop and misdirect need write",
+	if (action_is(s->action, "eio") || action_is(s->action, "drop") ||
+	    action_is(s->action, "misdirect") || action_is(s->action, "torn")) {
+		if (s->timing == FB_TIMING_REST ||
+		    (!action_is(s->action, "eio") && s->timing != FB_TIMING_WRITE))
+			bad(c, c->action_at.origin ? &c->action_at : NULL,
+			    "[fault] action = %s does not go with timing = %s; eio needs read or write, drop, misdirect and torn need write",
 			    s->action, fb_timing_name(s->timing));
 	}
 }
@@ -1378,6 +1420,8 @@ static int qual_distance(const struct fb_scenario *s, const char *kernel, const 
 		return s->reseal ? 0 : -1;
 	if (fb_timing_parse(q) >= 0)
 		return (int)s->timing == fb_timing_parse(q) ? 0 : -1;
+	if (action_kind_known(q))
+		return action_is(s->action, q) ? 0 : -1;
 	return fb_kernel_distance(kernel, q);
 }
 
