@@ -134,6 +134,13 @@ int fb_report_ktap_run(const struct fb_run *run, FILE *out);
  * on stderr. Returns 1 when a field is loose, 0 when none is.
  */
 int fb_report_loose(const struct fb_run *runs, size_t nruns, FILE *out);
+/*
+ * `flipbed report --iron`: the device-fault cases of RUN as the IRON table
+ * (block type x fault class, detection and recovery level per kernel), in
+ * Markdown on OUT; OUTPATH is named in its regenerate line (NULL: stdout).
+ * Returns 0, or -1 after one line on stderr when RUN has no such case.
+ */
+int fb_report_iron(const struct fb_run *run, FILE *out, const char *outpath);
 /* One case as `flipbed show` prints it: kernel messages first. */
 int fb_report_show(const struct fb_run *run, const struct fb_case *c, FILE *out);
 /*

@@ -1,17 +1,19 @@
 # SPDX-License-Identifier: MIT
 # harness/report/: the results library (report/report.h): summary.md,
-# index.html, junit.xml, KTAP, and flipbed report/show/diff/merge.
+# index.html, junit.xml, KTAP, the IRON table, and flipbed
+# report/show/diff/merge.
 # Included by harness/harness.mk, which compiles its objects.
 #
 #   REPORT_LIB   build/obj/harness/libfbreport.a
-#   make check   build/tests/bin/report-unit (cmocka) and
-#                harness/tests/report/run.sh (goldens, HTML, diff, merge)
+#   make check   build/tests/bin/report-unit (cmocka),
+#                harness/tests/report/run.sh (goldens, HTML, diff, merge) and
+#                harness/tests/report-iron.sh (the IRON table's golden)
 
 REPORT_SRCS := $(addprefix harness/report/,report.c report_case.c \
 	report_cmds.c report_diff.c report_dmesg.c report_fanotify.c report_html.c \
 	report_junit.c report_ktap.c report_load.c report_loose.c report_md.c \
 	report_merge.c report_page.c report_show.c report_campaign.c \
-	report_table.c report_util.c report_explain.c)
+	report_table.c report_util.c report_explain.c report_iron.c)
 REPORT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(REPORT_SRCS))
 REPORT_LIB := $(B)/obj/harness/libfbreport.a
 # What a program linking the library alone needs besides it.
@@ -20,7 +22,7 @@ REPORT_DEPS := $(addprefix $(B)/obj/harness/,util.o outcome.o kernels.o \
 REPORT_LIBS = $(shell $(PKG_CONFIG) --libs jansson)
 
 ALL += $(REPORT_LIB)
-TESTS += $(B)/tests/bin/report-unit harness/tests/report/run.sh
+TESTS += $(B)/tests/bin/report-unit harness/tests/report/run.sh harness/tests/report-iron.sh
 PACKAGES += libjansson-dev libcmocka-dev libxml2-utils
 
 $(REPORT_LIB): $(REPORT_OBJS)
@@ -42,4 +44,4 @@ $(B)/tests/bin/report-cli: harness/tests/report/cli.c $(REPORT_LIB) $(REPORT_DEP
 
 -include $(B)/tests/bin/report-unit.d $(B)/tests/bin/report-cli.d
 
-harness/tests/report/run.sh: $(B)/tests/bin/report-cli
+harness/tests/report/run.sh harness/tests/report-iron.sh: $(B)/tests/bin/report-cli

@@ -45,26 +45,62 @@ static int report_loose(char **dirs, int n)
 	return ret < 0 ? 2 : ret;
 }
 
+/*
+ * --iron RUN [--out FILE]: the IRON table on stdout, or into FILE. It is
+ * made in memory first, so a run that is refused leaves FILE as it was.
+ */
+static int report_iron(const char *dir, const char *out)
+{
+	struct fb_run run;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m, *f;
+	int ret = fb_run_load(dir, &run);
+
+	if (!ret) {
+		m = open_memstream(&buf, &len);
+		ret = m ? fb_report_iron(&run, m, out) : -1;
+		if (m && fclose(m))
+			ret = -1;
+	}
+	if (!ret && out) {
+		f = fb_out_open(out);
+		ret = f ? (fwrite(buf, 1, len, f), fb_out_close(f, out)) : -1;
+	} else if (!ret) {
+		fwrite(buf, 1, len, stdout);
+	}
+	free(buf);
+	fb_run_free(&run);
+	return ret < 0 ? 2 : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const char u[] = "flipbed report DIR [--ktap] | flipbed report --loose RUN...";
+	static const char u_iron[] = "flipbed report --iron RUN [--out FILE]";
 	const char *dir = NULL;
 	char **dirs = xcalloc(argc, sizeof(*dirs));
-	bool ktap = false, loose = false;
+	const char *out = NULL;
+	bool ktap = false, loose = false, iron = false;
 	struct fb_run run;
 	int ret, n = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (is_help(argv[i]))
-			return free(dirs), printf("usage: %s\n", u), 0;
-		if (!strcmp(argv[i], "--ktap") && !loose)
+			return free(dirs), printf("usage: %s | %s\n", u, u_iron), 0;
+		if (!strcmp(argv[i], "--ktap") && !loose && !iron)
 			ktap = true;
-		else if (!strcmp(argv[i], "--loose") && !ktap && !loose)
+		else if (!strcmp(argv[i], "--loose") && !ktap && !loose && !iron)
 			loose = true;
+		else if (!strcmp(argv[i], "--iron") && !ktap && !loose && !iron)
+			iron = true;
+		else if (!strcmp(argv[i], "--out") && iron && !out && i + 1 < argc)
+			out = argv[++i];
 		else if (argv[i][0] != '-' && (loose || !n))
 			dirs[n++] = argv[i];
 		else
-			return free(dirs), usage(u, argv[i]);
+			return free(dirs), usage(iron || !strcmp(argv[i], "--out") ?
+						 u_iron : u, argv[i]);
 	}
 	if (loose) {
 		ret = n ? report_loose(dirs, n) : usage(u, NULL);
@@ -74,7 +110,9 @@ int cmd_report(int argc, char **argv)
 	dir = dirs[0];
 	free(dirs);
 	if (!dir)
-		return usage(u, NULL);
+		return usage(iron ? u_iron : u, NULL);
+	if (iron)
+		return report_iron(dir, out);
 	ret = fb_run_load(dir, &run);
 	if (!ret)
 		ret = fb_report_write(&run);
