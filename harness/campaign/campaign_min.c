@@ -168,7 +168,9 @@ int fb_campaign_minimize(const char *finding_dir, int jobs)
 		    !strncmp(m.e[i].value, "mount", 5))
 			first_mount = i;
 	for (int i = m.n - 1; i >= 0 && !fb_proc_interrupted(); i--) {
-		if (strcmp(m.e[i].section, "workload") || i == first_mount)
+		/* the first mount, and the wait where the faults are armed, stay */
+		if (strcmp(m.e[i].section, "workload") || i == first_mount ||
+		    !strncmp(m.e[i].value, "wait ", 5))
 			continue;
 		m.dropped[i] = true;
 		if (!reproduces(&m, best, got, sizeof(got)))

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # flipbed campaign without a kernel: the same seed gives byte-identical
 # scenario files (twice, and case 7 whether the campaign has 10 or 300
-# cases), another seed gives other files, every generated file is a valid
+# cases), another seed gives other files, transient faults are armed by
+# the workload's first step, every generated file is a valid
 # scenario (`flipbed run --list` accepts all 300), --types is honoured, bad
 # options are refused with exit 2; and the finding titles of known kernel
 # reports (harness/tests/classify/*.log, campaign/*.dmesg) are the
@@ -33,6 +34,16 @@ gen --seed 5 --count 40 --types dx-node,xattr-block --timing read --bits 2 --out
 other=$(grep -h '^type = ' "$T"/e/scenarios/*.scn | grep -v -e dx-node -e xattr-block | head -1)
 [ -z "$other" ] || fail "--types dx-node,xattr-block drew '$other'"
 grep -h '^timing = ' "$T"/e/scenarios/*.scn | grep -qv 'timing = read$' && fail "--timing read not honoured"
+# A transient fault armed at boot would be spent on the partition scan of
+# the disk's first 4 KiB: it is armed by the workload's first step.
+for f in "$T"/a/scenarios/*.scn; do
+	if grep -q '^timing = rest$' "$f"; then
+		grep -q '^arm = boot$' "$f" || fail "$f: a rest fault not applied before boot"
+	else
+		grep -q '^arm = armed$' "$f" && [ "$(grep -m 1 '^step = ' "$f")" = "step = wait armed" ] ||
+			fail "$f: a transient fault not armed by the first step (wait armed)"
+	fi
+done
 grep -h '^bits = ' "$T"/e/scenarios/*.scn | grep -qv -e 'bits = 1$' -e 'bits = 2$' && fail "--bits 2 not honoured"
 
 for bad in "--seed x --count 1" "--seed 1 --count 1 --types nosuch" "--seed 1 --count 1 --timing soon" \
