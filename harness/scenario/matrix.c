@@ -272,6 +272,24 @@ static char **kernels_for(const struct fb_select *sel, const char *matrix_kernel
 	return fb_strv_split(matrix_kernels ? matrix_kernels : "stock patched", NULL);
 }
 
+/*
+ * `scenarios =` may be continued on indented lines, or given again: every
+ * line's globs count (a line is at most 199 characters).
+ */
+static char *globs_append(char *globs, const char *more)
+{
+	size_t n;
+	char *all;
+
+	if (!globs)
+		return xstrdup(more);
+	n = strlen(globs) + strlen(more) + 2;
+	all = xmalloc(n);
+	snprintf(all, n, "%s %s", globs, more);
+	free(globs);
+	return all;
+}
+
 static char *matrix_path(const char *name)
 {
 	char *p;
@@ -289,7 +307,8 @@ int fb_matrix_expand(const char *name, const struct fb_select *sel,
 	struct expander x = { .sel = sel, .out = ret };
 	struct fb_entry *e, *axes = NULL;
 	int n, naxes = 0;
-	const char *scenarios = NULL, *mkernels = NULL, *groups = NULL;
+	const char *mkernels = NULL, *groups = NULL;
+	char *scenarios = NULL;
 	char *path = matrix_path(name);
 	int rc = -1;
 
@@ -304,7 +323,7 @@ int fb_matrix_expand(const char *name, const struct fb_select *sel,
 		goto out;
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "scenarios"))
-			scenarios = e[i].value;
+			scenarios = globs_append(scenarios, e[i].value);
 		else if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "kernels")) {
 			mkernels = e[i].value;
 			x.errors += check_kernels(path, &e[i]);
@@ -348,6 +367,7 @@ int fb_matrix_expand(const char *name, const struct fb_select *sel,
 	fb_strv_free(mg);
 	rc = x.errors ? -1 : 0;
 out:
+	free(scenarios);
 	free(axes);
 	for (int i = 0; i < n; i++) {
 		free(e[i].section);

@@ -1182,16 +1182,31 @@ static char *scenario_name(const char *file)
 	return name;
 }
 
-/* scenarios/fixtures/NAME.fix, next to the scenario's folder. */
+/*
+ * scenarios/fixtures/NAME.fix, next to the scenario's folder; for a
+ * scenario in a folder's subfolder (scenarios/iron/inode/read.scn), the
+ * fixtures of the scenarios/ folder it lies below.
+ */
 static char *fixture_path(const struct ctx *c, const char *name)
 {
-	char *dir = xstrdup(c->scn->file), *slash, *path;
+	char *dir = xstrdup(c->scn->file), *slash, *path, *root;
+	const char *top = strstr(c->scn->file, "scenarios/");
 
 	slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
 	if (asprintf(&path, "%s/../fixtures/%s.fix", slash ? dir : ".", name) < 0)
 		path = NULL;
+	if (path && access(path, F_OK) && top &&
+	    asprintf(&root, "%.*sscenarios/fixtures/%s.fix", (int)(top - c->scn->file),
+		     c->scn->file, name) >= 0) {
+		if (access(root, F_OK) == 0) {
+			free(path);
+			path = root;
+		} else {
+			free(root);
+		}
+	}
 	free(dir);
 	return path;
 }
