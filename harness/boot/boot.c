@@ -336,7 +336,7 @@ static int judge(struct boot *b)
 static int boot(struct boot *b, const char *kernel, const char *initrd,
 		const char *plugin, const char *dir)
 {
-	struct fb_nbd_config nc = { b->image, *plugin ? plugin : NULL, b->faultlog, dir };
+	struct fb_nbd_config nc = { b->image, *plugin ? plugin : NULL, b->faultlog, dir, NULL };
 	struct fb_vm_config vc = {
 		.kernel = kernel, .initrd = initrd, .disk_sock = b->nbd.sock, .dir = dir,
 		.source = b->source,

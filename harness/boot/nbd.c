@@ -61,7 +61,7 @@ static int failed(struct fb_nbd *n, char *why, size_t len, const char *what)
 int fb_nbd_start(struct fb_nbd *n, const struct fb_nbd_config *c, char *why, size_t len)
 {
 	char pidfile[PATH_MAX], file[PATH_MAX + 8], ctl[PATH_MAX + 8],
-	     flog[PATH_MAX + 16], deflog[PATH_MAX];
+	     flog[PATH_MAX + 16], deflog[PATH_MAX], wlog[PATH_MAX + 16];
 	char *argv[16];
 	int i = 0, err;
 	struct timespec tick = { 0, 5 * 1000 * 1000 };
@@ -88,6 +88,10 @@ int fb_nbd_start(struct fb_nbd *n, const struct fb_nbd_config *c, char *why, siz
 		snprintf(flog, sizeof(flog), "faultlog=%s", c->faultlog ? c->faultlog : deflog);
 		argv[i++] = ctl;
 		argv[i++] = flog;
+		if (c->writelog) {
+			snprintf(wlog, sizeof(wlog), "writelog=%s", c->writelog);
+			argv[i++] = wlog;
+		}
 	}
 	argv[i] = NULL;
 

@@ -17,6 +17,7 @@ struct fb_nbd_config {
 	const char *plugin;	/* path of nbdkit-flipbed-plugin.so, or NULL: file plugin */
 	const char *faultlog;	/* flipbed plugin only; NULL = DIR/faultlog.jsonl */
 	const char *dir;	/* private directory for the sockets and logs */
+	const char *writelog;	/* flipbed plugin only; NULL = no write log */
 };
 
 struct fb_nbd {
