@@ -675,13 +675,14 @@ static long *choose_points(long flushes, long want, long *ret_n)
 /* The case names already in OUTDIR/cases.jsonl (a resumed sweep). */
 static json_t *load_done(const char *outdir)
 {
-	char path[PATH_MAX + 16], buf[1 << 16];
+	char path[PATH_MAX + 16], *buf = NULL;
 	json_t *done = json_object();
+	size_t cap = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/cases.jsonl", outdir);
 	f = fopen(path, "r");
-	while (f && fgets(buf, sizeof(buf), f)) {
+	while (f && getline(&buf, &cap, f) > 0) {
 		json_t *rec = json_loads(buf, 0, NULL);
 		const char *name = json_string_value(json_object_get(rec, "case"));
 
@@ -691,6 +692,7 @@ static json_t *load_done(const char *outdir)
 	}
 	if (f)
 		fclose(f);
+	free(buf);
 	return done;
 }
 
@@ -726,7 +728,8 @@ static int sweep_kernel(struct sweep *w)
 /* summary.md: every point of cases.jsonl, failures first in detail. */
 static int write_summary(const char *outdir, const struct fb_scenario *s)
 {
-	char path[PATH_MAX + 16], buf[1 << 16];
+	char path[PATH_MAX + 16], *buf = NULL;
+	size_t cap = 0;
 	FILE *in, *out;
 	int total = 0, pass = 0, fail = 0, infra = 0;
 	char *rows = NULL, *fails = NULL;
@@ -735,7 +738,7 @@ static int write_summary(const char *outdir, const struct fb_scenario *s)
 
 	snprintf(path, sizeof(path), "%s/cases.jsonl", outdir);
 	in = fopen(path, "r");
-	while (in && fgets(buf, sizeof(buf), in)) {
+	while (in && getline(&buf, &cap, in) > 0) {
 		json_t *rec = json_loads(buf, 0, NULL), *f = json_object_get(rec, "failed");
 		const char *v = json_string_value(json_object_get(rec, "verdict"));
 		const char *first = json_string_value(json_array_get(f, 0));
@@ -765,6 +768,7 @@ static int write_summary(const char *outdir, const struct fb_scenario *s)
 	}
 	if (in)
 		fclose(in);
+	free(buf);
 	fclose(r);
 	fclose(fl);
 	snprintf(path, sizeof(path), "%s/summary.md", outdir);
