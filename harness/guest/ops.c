@@ -282,6 +282,23 @@ static int op_setxattr(const struct step *s, char *detail, size_t len)
 	return rc;
 }
 
+static int op_getxattr(const struct step *s, char *detail, size_t len)
+{
+	char path[STEP_MAX_LINE + 8], name[STEP_MAX_LINE + 8];
+	char val[256];
+	ssize_t n;
+
+	under_mnt(path, sizeof(path), s->argv[0]);
+	snprintf(name, sizeof(name), "%s%s", strchr(s->argv[1], '.') ? "" : "user.", s->argv[1]);
+	n = lgetxattr(path, name, val, sizeof(val));
+	if (n < 0 && errno == ERANGE)
+		n = lgetxattr(path, name, NULL, 0);
+	if (n < 0)
+		return errno;
+	snprintf(detail, len, "bytes=%zd", n);
+	return 0;
+}
+
 static int op_fsync(const struct step *s)
 {
 	char path[STEP_MAX_LINE + 8];
@@ -747,6 +764,7 @@ int op_run(int n, const struct step *s, char *detail, size_t len)
 	case STEP_RM: return op_rm(s);
 	case STEP_RENAME: return op_rename(s);
 	case STEP_SETXATTR: return op_setxattr(s, detail, len);
+	case STEP_GETXATTR: return op_getxattr(s, detail, len);
 	case STEP_FSYNC: return op_fsync(s);
 	case STEP_SYNC: return op_sync();
 	case STEP_DROP_CACHES: return op_drop_caches();
