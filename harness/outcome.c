@@ -7,8 +7,8 @@ static const char *const detect_names[FB_DETECT__COUNT] = {
 	"none", "csum", "sanity", "io", "mount",
 };
 static const char *const reaction_names[FB_REACT__COUNT] = {
-	"none", "recovered", "error-continue", "remount-ro", "mount-refused",
-	"hang", "panic", "oops", "kasan",
+	"none", "recovered", "error-continue", "remount-ro", "shutdown",
+	"mount-refused", "hang", "panic", "oops", "kasan",
 };
 static const char *const fsck_names[FB_FSCK__COUNT] = {
 	"clean", "repaired", "unrepaired", "not-run",

@@ -27,6 +27,10 @@ enum fb_reaction {
 	FB_REACT_RECOVERED,	/* detected, retried (csum_retry), recovered, still writable */
 	FB_REACT_ERROR_CONTINUE,/* ext4 error logged, filesystem still writable */
 	FB_REACT_REMOUNT_RO,	/* a write after the error failed with EROFS */
+	FB_REACT_SHUTDOWN,	/* mounted rw, but a write and a read that cannot
+				   reach the fault failed with EIO (6.12's
+				   errors=remount-ro): safe as remount-ro for the
+				   disk, and every read of the mount fails too */
 	FB_REACT_MOUNT_REFUSED,	/* the mount step failed */
 	FB_REACT_HANG,		/* timeout or hung-task report */
 	FB_REACT_PANIC,		/* kernel panic */

@@ -19,9 +19,12 @@
  *   kasan, oops, panic, hang   kernel reports (klog.c); after an oops with
  *                   panic_on_oops the oops wins; "H exit timeout" is a hang
  *   mount-refused   the first "mount" step ended in err
- *   remount-ro      the LAST step whose text contains FB_PROBE_MARK (probe.h)
- *                   ended "err EROFS" ("Remounting filesystem read-only"
- *                   alone proves nothing)
+ *   shutdown        the LAST write probe (FB_PROBE_MARK, probe.h) ended
+ *                   "err EIO" and the LAST read probe (FB_PROBE_READ_MARK)
+ *                   too: the filesystem is not read-only (that write would
+ *                   get EROFS) and fails a read that cannot reach the fault
+ *   remount-ro      the LAST write probe ended "err EROFS" ("Remounting
+ *                   filesystem read-only" alone proves nothing)
  *   error-continue  an "EXT4-fs error" line and the probe ended ok
  *   recovered       a csum-error line ending in "recovered", no "EXT4-fs
  *                   error" line, and the probe ended ok
@@ -243,7 +246,8 @@ struct findings {
 	bool ready;
 	int mount;		/* first mount step: 0 none, 1 ok, -1 err */
 	char mount_line[256];
-	int probe;		/* last probe: 0 none, 1 ok, 2 EROFS, -1 other */
+	int probe;		/* last write probe: 0 none, 1 ok, 2 EROFS, 3 EIO, -1 other */
+	int read_probe;		/* last read probe: 0 none, 1 ok, 2 EIO, -1 other */
 	char eio_line[256];	/* first step that ended "err EIO" */
 	char exit_kind[32];	/* "H exit KIND" */
 	char exit_detail[200];
@@ -297,7 +301,12 @@ static void see_step(struct findings *f, const char *line, size_t len,
 		copy_line(f->mount_line, sizeof(f->mount_line), text, n);
 	}
 	if (memmem(s->text, s->text_len, FB_PROBE_MARK, strlen(FB_PROBE_MARK)))
-		f->probe = s->ok ? 1 : !strcmp(s->err, "EROFS") ? 2 : -1;
+		f->probe = s->ok ? 1 : !strcmp(s->err, "EROFS") ? 2 :
+			   !strcmp(s->err, "EIO") ? 3 : -1;
+	if (memmem(s->text, s->text_len, FB_PROBE_READ_MARK,
+		   strlen(FB_PROBE_READ_MARK)))
+		f->read_probe = s->ok || !strcmp(s->err, "ENODATA") ? 1 :
+				!strcmp(s->err, "EIO") ? 2 : -1;
 	if (!s->ok && !strcmp(s->err, "EIO") && !f->eio_line[0])
 		copy_line(f->eio_line, sizeof(f->eio_line), text, n);
 }
@@ -371,6 +380,8 @@ static enum fb_reaction decide_reaction(const struct findings *f)
 		return FB_REACT_HANG;
 	if (f->mount < 0)
 		return FB_REACT_MOUNT_REFUSED;
+	if (f->probe == 3 && f->read_probe == 2)
+		return FB_REACT_SHUTDOWN;
 	if (f->probe == 2)
 		return FB_REACT_REMOUNT_RO;
 	if (f->probe == 1 && f->ext4_error)

@@ -22,8 +22,9 @@ static bool is_crash(enum fb_reaction r)
 
 /*
  * Safe means the kernel stopped further damage: the filesystem went
- * read-only, refused to mount, or recovered a good copy. Silently changed
- * data is unsafe even without a crash: it is the worst outcome IRON names.
+ * read-only (or shut down: no write reaches the disk), refused to mount,
+ * or recovered a good copy. Silently changed data is unsafe even without a
+ * crash: it is the worst outcome IRON names.
  */
 enum fb_class fb_case_class(const struct fb_case *c)
 {
@@ -35,6 +36,7 @@ enum fb_class fb_case_class(const struct fb_case *c)
 		return FB_CLASS_UNSAFE;
 	switch (c->reaction) {
 	case FB_REACT_REMOUNT_RO:
+	case FB_REACT_SHUTDOWN:
 	case FB_REACT_MOUNT_REFUSED:
 	case FB_REACT_RECOVERED:
 		return FB_CLASS_SAFE;

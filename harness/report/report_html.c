@@ -123,7 +123,7 @@ static void print_table(const struct fb_run *run, const struct fb_table *t,
 static void print_legend(FILE *out)
 {
 	static const char *const what[FB_CLASS__COUNT] = {
-		[FB_CLASS_SAFE] = "safe: remount-ro, mount-refused, recovered",
+		[FB_CLASS_SAFE] = "safe: remount-ro, shutdown, mount-refused, recovered",
 		[FB_CLASS_SILENT] = "silent: not noticed, data intact",
 		[FB_CLASS_WEAK] = "weak: error-continue, or data lost unnoticed",
 		[FB_CLASS_UNSAFE] = "unsafe: panic, oops, KASAN, hang, or data "

@@ -85,7 +85,7 @@ static int load_outcome(struct fb_case *c)
 		     "none, csum, sanity, io, mount", &d) ||
 	    get_enum(c, "outcome.reaction", fb_reaction_parse,
 		     "none, recovered, error-continue, remount-ro, "
-		     "mount-refused, hang, panic, oops, kasan", &r) ||
+		     "shutdown, mount-refused, hang, panic, oops, kasan", &r) ||
 	    get_enum(c, "outcome.fsck", fb_fsck_parse,
 		     "clean, repaired, unrepaired, not-run", &f) ||
 	    get_enum(c, "outcome.data", fb_data_parse,

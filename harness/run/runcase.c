@@ -727,12 +727,12 @@ static int open_case(struct casectx *x, const char *priv)
  * a write fault that nothing read back is judged where a real system meets
  * it, at the next mount. The umount and mount drop ext4's caches (the
  * block device's page cache goes with its last opener); walk reads every
- * file, directory and xattr; the probe tells remount-ro from
- * error-continue as in the first pass. All "may": the pass reports, its
+ * file, directory and xattr; the probes tell remount-ro, shutdown and
+ * error-continue apart as in the first pass. All "may": the pass reports, its
  * steps are never unmet. The mount takes the workload's first mount
  * options (csum_retry, noload, ...).
  */
-#define NEXT_PASS_STEPS 7
+#define NEXT_PASS_STEPS 8
 static void add_next_pass(struct casectx *x)
 {
 	char opts[STEP_MAX_LINE] = "", why[256];
@@ -751,6 +751,7 @@ static void add_next_pass(struct casectx *x)
 	x->steps[x->nsteps++] = x->next_mount_step;
 	x->steps[x->nsteps++] = "may walk";
 	x->steps[x->nsteps++] = FB_PROBE_STEP;
+	x->steps[x->nsteps++] = FB_PROBE_READ_STEP;
 	x->steps[x->nsteps++] = "may umount";
 }
 
@@ -767,11 +768,12 @@ static int prepare_case(struct casectx *x, const struct fb_golden *g)
 		snprintf(x->out.infra, sizeof(x->out.infra), "%s", why);
 		return -1;
 	}
-	x->nsteps = x->c->scn->nsteps + 1;
+	x->nsteps = x->c->scn->nsteps + 2;
 	x->steps = xrealloc(NULL, (x->nsteps + NEXT_PASS_STEPS) * sizeof(char *));
 	for (int i = 0; i < x->c->scn->nsteps; i++)
 		x->steps[i] = x->c->scn->steps[i];
-	x->steps[x->nsteps - 1] = FB_PROBE_STEP;
+	x->steps[x->nsteps - 2] = FB_PROBE_STEP;
+	x->steps[x->nsteps - 1] = FB_PROBE_READ_STEP;
 	if (x->s->next_mount)
 		add_next_pass(x);
 	if (fb_image_copy(g->path, x->image)) {

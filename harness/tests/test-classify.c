@@ -222,6 +222,35 @@ static void test_probe_last(void **state)
 	assert_int_equal(o.detect, FB_DETECT_CSUM);
 }
 
+/*
+ * shutdown needs both probes to fail with EIO: a write EIO alone proves
+ * nothing, a read probe that answers (ENODATA: the write was refused) is
+ * no shutdown, and the last pair decides.
+ */
+static void test_shutdown(void **state)
+{
+	const char *w_eio = "A step 9 " FB_PROBE_STEP " -> err EIO\n";
+	const char *r_eio = "A step 10 " FB_PROBE_READ_STEP " -> err EIO\n";
+	const char *r_nodata = "A step 10 " FB_PROBE_READ_STEP " -> err ENODATA\n";
+	char t[1024];
+	struct fb_outcome o;
+
+	snprintf(t, sizeof(t), READY "C %s\n%s%s" EXIT, IGET, w_eio, r_eio);
+	o = classify(t);
+	assert_int_equal(o.reaction, FB_REACT_SHUTDOWN);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	snprintf(t, sizeof(t), READY "C %s\n%s%s" EXIT, IGET, w_eio, r_nodata);
+	assert_int_equal(classify(t).reaction, FB_REACT_NONE);
+	snprintf(t, sizeof(t), READY "C %s\n" PROBE_RO "%s" EXIT, IGET, r_eio);
+	assert_int_equal(classify(t).reaction, FB_REACT_REMOUNT_RO);
+	snprintf(t, sizeof(t), READY "C %s\n%s%s" PROBE_OK
+		 "A step 10 " FB_PROBE_READ_STEP " -> ok bytes=1\n" EXIT,
+		 IGET, w_eio, r_eio);
+	assert_int_equal(classify(t).reaction, FB_REACT_ERROR_CONTINUE);
+	assert_string_equal(fb_reaction_name(FB_REACT_SHUTDOWN), "shutdown");
+	assert_int_equal(fb_reaction_parse("shutdown"), FB_REACT_SHUTDOWN);
+}
+
 /* Messages 6.1 shares between checks, decided from their text. */
 static void test_ambiguous(void **state)
 {
@@ -640,6 +669,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_excerpt_start),
 		cmocka_unit_test(test_probe_missing),
 		cmocka_unit_test(test_probe_last),
+		cmocka_unit_test(test_shutdown),
 		cmocka_unit_test(test_ambiguous),
 		cmocka_unit_test(test_csum_first),
 		cmocka_unit_test(test_recovered),

@@ -40,7 +40,8 @@ dbg() { debugfs -R "$1" "$2" 2>/dev/null; }
 extent_block() { dbg 'stat /frag' "$1" | sed -n 's/.*(ETB0):\([0-9]*\).*/\1/p'; }
 dir_block() { dbg 'blocks /d2' "$1" | awk '{print $1}'; }
 data_block() { dbg 'stat /frag' "$1" | sed -n 's/.*, (0):\([0-9]*\).*/\1/p'; }
-probe="may setxattr / user.flipbed-probe 1"	# harness/probe.h FB_PROBE_STEP
+probe="may setxattr / user.flipbed-probe 1"	# harness/classify/probe.h FB_PROBE_STEP
+rprobe="may getxattr / user.flipbed-probe"	# FB_PROBE_READ_STEP
 
 # Boot IMG with KERNEL, the remaining arguments are flipbed boot's; the
 # transcript goes to stdout.
@@ -106,6 +107,18 @@ case_body() {
 			--rule-at armed "on=read at=$(($(extent_block "$img") * 4096 + 12)) len=1 flip=3 count=1" \
 			--step 'mount csum_retry' --step 'wait armed' --step drop-caches \
 			--step 'read /frag' --step "$probe" ;;
+	stock612-inode-csum-shutdown|patched612-inode-csum-ro)
+		# /frag is read before and after the error: on 6.12's shutdown
+		# the second read fails with EIO, as both probes do
+		k=stock-6.12
+		[ "$1" = patched612-inode-csum-ro ] && k=patched-6.12
+		debugfs -w -R 'set_inode_field /f checksum 0' "$img" 2>/dev/null
+		boot "$img" $k --step mount --step 'read /frag' --step 'may read /f' \
+			--step 'may read /frag' --step "$probe" --step "$rprobe" ;;
+	stock612-error-continue)
+		debugfs -w -R 'set_inode_field /f checksum 0' "$img" 2>/dev/null
+		boot "$img" stock-6.12 --step 'mount errors=continue' --step 'may read /f' \
+			--step "$probe" --step "$rprobe" ;;
 	stock-clean)
 		boot "$img" stock --step mount --step 'write /g 5000' --step 'read /g' \
 			--step 'ls /d2' --step "$probe" ;;
