@@ -249,7 +249,7 @@ int cmd_show(int argc, char **argv)
 
 int cmd_diff(int argc, char **argv)
 {
-	static const char u[] = "flipbed diff DIR1 DIR2 | flipbed diff DIR --by PARAM";
+	static const char u[] = "flipbed diff DIR1 DIR2 [--by kernel] | flipbed diff DIR --by PARAM";
 	const char *dirs[2] = { NULL, NULL }, *by = NULL;
 	struct fb_run a, b;
 	int n = 0, ret;
@@ -264,19 +264,23 @@ int cmd_diff(int argc, char **argv)
 		else
 			return usage(u, argv[i]);
 	}
-	if (n != (by ? 1 : 2)) {
-		fprintf(stderr, "flipbed: diff takes two runs, or one run with "
-			"--by PARAM (got %d); usage: %s\n", n, u);
+	if (n != (by ? 1 : 2) && !(n == 2 && by && !strcmp(by, "kernel"))) {
+		fprintf(stderr, "flipbed: diff takes two runs (by kernel with "
+			"--by kernel), or one run with --by PARAM (got %d run%s%s%s); "
+			"usage: %s\n", n, n == 1 ? "" : "s", by ? " with --by " : "",
+			by ? by : "", u);
 		return 2;
 	}
 	if (fb_run_load(dirs[0], &a)) {
 		fb_run_free(&a);
 		return 2;
 	}
-	if (by) {
+	if (n == 1) {
 		ret = fb_diff_by(&a, by, stdout);
 	} else {
-		ret = fb_run_load(dirs[1], &b) ? -1 : fb_diff_runs(&a, &b, stdout);
+		ret = fb_run_load(dirs[1], &b) ? -1 :
+		      by ? fb_diff_runs_by_kernel(&a, &b, stdout) :
+			   fb_diff_runs(&a, &b, stdout);
 		fb_run_free(&b);
 	}
 	fb_run_free(&a);

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * `flipbed diff`: cases whose outcome (detect/reaction/fsck/data) changed,
- * between two runs by case name, or inside one run between cases that
- * differ only in one parameter (stock vs patched). Verdicts are not
+ * between two runs by case name, inside one run between cases that differ
+ * only in one parameter (stock vs patched), or between two runs by kernel
+ * (each kernel of the second run against itself or the kernel it is a
+ * variant of in the first: stock-6.12 against stock). Verdicts are not
  * compared: an expectation edited between runs is not a kernel change.
  * Infra and skipped cases have no outcome and are counted apart.
  */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernels.h"
 #include "report/report_int.h"
 
 static bool comparable(const struct fb_case *c)
@@ -157,5 +160,89 @@ int fb_diff_by(const struct fb_run *run, const char *key, FILE *out)
 	for (size_t i = 0; i < n; i++)
 		free(m[i].rest);
 	free(m);
+	return nchanged > 0;
+}
+
+/*
+ * The case of A's members [lo, hi) (one rest key) whose kernel is
+ * KERNEL's nearest along variant-of (itself first), or NULL.
+ */
+static const struct fb_case *nearest(const struct member *m, size_t lo,
+				     size_t hi, const char *kernel)
+{
+	const struct fb_case *best = NULL;
+	int bestd = -1;
+
+	for (size_t i = lo; i < hi; i++) {
+		int d = fb_kernel_distance(kernel, m[i].value);
+
+		if (d >= 0 && (bestd < 0 || d < bestd)) {
+			best = m[i].c;
+			bestd = d;
+		}
+	}
+	return best;
+}
+
+static int rest_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct member *)elem)->rest);
+}
+
+/* [*lo, *hi): the members of M (sorted) whose rest key is REST. */
+static bool rest_range(const struct member *m, size_t n, const char *rest,
+		       size_t *lo, size_t *hi)
+{
+	const struct member *hit = bsearch(rest, m, n, sizeof(*m), rest_cmp);
+
+	if (!hit)
+		return false;
+	*lo = *hi = hit - m;
+	while (*lo && !strcmp(m[*lo - 1].rest, rest))
+		(*lo)--;
+	while (*hi < n && !strcmp(m[*hi].rest, rest))
+		(*hi)++;
+	return true;
+}
+
+/* Each case of B against its kernel's, or its base kernel's, case in A. */
+int fb_diff_runs_by_kernel(const struct fb_run *a, const struct fb_run *b,
+			   FILE *out)
+{
+	struct member *ma = xcalloc(a->n + 1, sizeof(*ma));
+	struct member *mb = xcalloc(b->n + 1, sizeof(*mb));
+	size_t na = collect(a, "kernel", ma), nb = collect(b, "kernel", mb);
+	size_t pairs = 0, nchanged = 0, skipped = 0, unmatched = 0, lo, hi;
+	char oa[96], ob[96];
+
+	for (size_t i = 0; i < nb; i++) {
+		const struct fb_case *cb = mb[i].c, *ca = NULL;
+
+		if (rest_range(ma, na, mb[i].rest, &lo, &hi))
+			ca = nearest(ma, lo, hi, mb[i].value);
+		if (!ca) {
+			unmatched++;
+		} else if (!comparable(ca) || !comparable(cb)) {
+			skipped++;
+		} else {
+			pairs++;
+			if (changed(ca, cb)) {
+				nchanged++;
+				fprintf(out, "%s -> %s: %s -> %s\n", ca->name,
+					cb->name, fb_case_outcome4(ca, oa, sizeof(oa)),
+					fb_case_outcome4(cb, ob, sizeof(ob)));
+			}
+		}
+	}
+	fprintf(stderr, "flipbed diff: %zu pairs across kernels compared, %zu "
+		"changed; %zu infra or skipped; %zu in %s with no case of their "
+		"kernel or its base kernel in %s\n", pairs, nchanged, skipped,
+		unmatched, b->cases_path, a->cases_path);
+	for (size_t i = 0; i < na; i++)
+		free(ma[i].rest);
+	for (size_t i = 0; i < nb; i++)
+		free(mb[i].rest);
+	free(ma);
+	free(mb);
 	return nchanged > 0;
 }

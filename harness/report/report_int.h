@@ -84,6 +84,13 @@ int fb_kernel_cmp(const char *a, const char *b);
  */
 int fb_diff_runs(const struct fb_run *a, const struct fb_run *b, FILE *out);
 int fb_diff_by(const struct fb_run *run, const char *key, FILE *out);
+/*
+ * Between two runs: each case of B against the case of A with the same
+ * scenario and parameters whose kernel is B's case's kernel or the kernel
+ * it is a variant of (kernel/kernels.ini: stock-6.12 against stock).
+ */
+int fb_diff_runs_by_kernel(const struct fb_run *a, const struct fb_run *b,
+			   FILE *out);
 
 /* `flipbed merge`: OUT from the shard runs DIRS; ARGV is recorded in run.json. */
 int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv);

@@ -105,6 +105,18 @@ expect_rc 1 "$cli" diff "$T/run" "$T/run2/cases.jsonl" > "$T/diff.out" 2>&1
 golden diff "$T/diff.out"
 expect_rc 1 "$cli" diff "$T/run" --by kernel > "$T/diff-kernel.out" 2>&1
 golden diff-kernel "$T/diff-kernel.out"
+# two runs by kernel: the run again on the 6.12 variants (variant-of in
+# kernel/kernels.ini), one outcome changed: stock-6.12's case is compared
+# with stock's, patched-6.12's with patched's, never stock's with patched's
+mkdir "$T/run612"
+sed 's/@stock\//@stock-6.12\//; s/@patched\//@patched-6.12\//
+s/"kernel": "stock"/"kernel": "stock-6.12"/g; s/"kernel": "patched"/"kernel": "patched-6.12"/g
+/"case": "inode\/base-flip@stock-6.12\/read"/s/"reaction": "[a-z-]*"/"reaction": "shutdown"/' \
+	"$T/run/cases.jsonl" > "$T/run612/cases.jsonl"
+expect_rc 1 "$cli" diff "$T/run" "$T/run612" --by kernel > "$T/diff-kernels.out" 2>&1
+golden diff-kernels "$T/diff-kernels.out"
+expect_rc 0 "$cli" diff "$T/run" "$T/run" --by kernel > "$T/diff-kernels-same.out" 2>/dev/null
+[ -s "$T/diff-kernels-same.out" ] && check_fail "diff --by kernel of a run against itself printed: $(cat "$T/diff-kernels-same.out")"
 
 # --- loose: accepted values no case produced, over two runs ---------------
 loose=$here/loose
@@ -163,7 +175,7 @@ bad duplicate "$cli" report "$T/dup"
 bad missing "$cli" report "$T/nowhere"
 bad show-nomatch "$cli" show 'nosuch/*' --run "$T/run"
 bad diff-usage "$cli" diff "$T/run"
-bad diff-by-two "$cli" diff "$T/run" "$T/run" --by kernel
+bad diff-by-two "$cli" diff "$T/run" "$T/run" --by fault.timing
 bad report-usage "$cli" report "$T/run" --bogus
 bad loose-usage "$cli" report --loose
 bad loose-ktap "$cli" report --ktap --loose "$T/run"
