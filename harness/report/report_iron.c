@@ -60,7 +60,7 @@ static const struct {
 /*
  * The mapping, outcome.reaction -> recovery level. RPropagate is not a
  * reaction: it is added when a step of the pass got an error (see
- * propagated()). A reaction with no IRON level is shown by its name in
+ * step_levels()). A reaction with no IRON level is shown by its name in
  * capitals; a reaction missing from this table is shown as "?NAME".
  */
 #define R_NOLEVEL L__COUNT
@@ -110,12 +110,13 @@ struct iron_case {
 	bool unknown;		/* other is not in react_map */
 	bool next;		/* detected only by the next-mount pass */
 	bool no_steps;		/* the record has no steps: RPropagate unknown */
+	bool oneshot;		/* a one-shot read EIO nothing saw: a later read got the data */
 };
 
 struct iron_cell {
 	int n;
 	int level[L__COUNT];
-	int next, no_steps;
+	int next, no_steps, oneshot;
 	const char *other[4];
 	int nother[4];
 	const struct fb_case *flag[MAX_NAMES];	/* the first DZero, RZero or crash cases */
@@ -130,7 +131,7 @@ struct iron {
 	char *rows[MAX_ROWS];
 	int nrows;
 	struct iron_cell *cells;	/* [row][class][kernel] */
-	int used, infra, unknown, no_steps;
+	int used, infra, unknown, no_steps, oneshot;
 };
 
 static struct iron_cell *cell_at(const struct iron *t, int r, int k, int kern)
@@ -225,13 +226,22 @@ static bool carries_failure(const char *err)
 	return false;
 }
 
+static bool is_verb(const char *verb, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(verb, name, n) && (verb[n] == ' ' || !verb[n]);
+}
+
 /*
- * RPropagate: a step of the pass (the workload, or after "mark next-mount"
- * the next-mount pass) other than mount/umount failed with an errno that
- * carries the failure. EROFS is the read-only remount (RStop), not the
- * failure itself. Returns -1 when the record has no steps.
+ * What the steps of the pass (the workload, or after "mark next-mount" the
+ * next-mount pass) show, as recovery bits: RStop when a mount step failed
+ * (the classifier's reaction names a refused mount only when it was the
+ * pass's first), RPropagate when another step, umount aside, failed with an
+ * errno that carries the failure (EROFS is the read-only remount, not the
+ * failure). Returns -1 when the record has no steps.
  */
-static int propagated(const struct fb_case *c, bool next)
+static int step_levels(const struct fb_case *c, bool next, unsigned *bits)
 {
 	json_t *steps = fb_case_get(c, "steps"), *s;
 	bool in_next = false;
@@ -252,11 +262,12 @@ static int propagated(const struct fb_case *c, bool next)
 			continue;
 		}
 		verb = step_verb(text);
-		if (in_next != next || !strncmp(verb, "mount", 5) ||
-		    !strncmp(verb, "umount", 6))
+		if (in_next != next || !res || strcmp(res, "err") || is_verb(verb, "umount"))
 			continue;
-		if (res && !strcmp(res, "err") && carries_failure(err))
-			return 1;
+		if (is_verb(verb, "mount"))
+			*bits |= 1u << L_RSTOP;
+		else if (carries_failure(err))
+			*bits |= 1u << L_RPROPAGATE;
 	}
 	return 0;
 }
@@ -292,7 +303,7 @@ static int react_index(const char *r)
 	return -1;
 }
 
-static void iron_recover(struct iron_case *ic, const char *r, int prop)
+static void iron_recover(struct iron_case *ic, const char *r, unsigned steps)
 {
 	int i = react_index(r);
 
@@ -304,8 +315,7 @@ static void iron_recover(struct iron_case *ic, const char *r, int prop)
 	} else if (react_map[i].level != L_RZERO) {
 		ic->recover |= 1u << react_map[i].level;
 	}
-	if (prop > 0)
-		ic->recover |= 1u << L_RPROPAGATE;
+	ic->recover |= steps;
 	if (!ic->recover && !ic->other)
 		ic->recover = 1u << L_RZERO;
 }
@@ -321,7 +331,7 @@ static void iron_case(struct iron_case *ic)
 	const char *d = fb_case_str(c, "outcome.detect");
 	const char *r = fb_case_str(c, "outcome.reaction");
 	const char *detail = fb_case_str(c, "outcome.detail");
-	int prop;
+	unsigned steps = 0;
 
 	ic->next = !strcmp(d, "none") && dn && fb_detect_parse(dn) > FB_DETECT_NONE;
 	if (ic->next) {
@@ -329,10 +339,11 @@ static void iron_case(struct iron_case *ic)
 		r = fb_case_str(c, "outcome.reaction_next");
 		detail = fb_case_str(c, "outcome.detail_next");
 	}
-	prop = propagated(c, ic->next);
-	ic->no_steps = prop < 0;
-	iron_recover(ic, r ? r : "none", prop);
+	ic->no_steps = step_levels(c, ic->next, &steps) < 0;
+	iron_recover(ic, r ? r : "none", steps);
 	ic->detect = iron_detect(ic, d, detail);
+	ic->oneshot = ic->cls == IC_READ && !strcmp(c->timing, "read") &&
+		ic->detect == L_DZERO && ic->recover == 1u << L_RZERO && !ic->other;
 }
 
 static int row_rank(const char *row)
@@ -401,6 +412,7 @@ static void cell_add(struct iron_cell *cl, const struct iron_case *ic)
 		cl->level[j] += !!(ic->recover & (1u << j));
 	cl->next += ic->next;
 	cl->no_steps += ic->no_steps;
+	cl->oneshot += ic->oneshot;
 	if (ic->other) {
 		for (j = 0; j < 3 && cl->other[j] && strcmp(cl->other[j], ic->other); j++)
 			;
@@ -490,6 +502,8 @@ static void put_cell(FILE *f, const struct iron_cell *cl)
 		fprintf(f, " (%d)", cl->n);
 	if (cl->next)
 		fprintf(f, " †%d", cl->next);
+	if (cl->oneshot)
+		fprintf(f, " ‡%d", cl->oneshot);
 	fputs(" |", f);
 }
 
@@ -541,8 +555,10 @@ static void put_mapping(FILE *f)
 	for (size_t i = 0; i < ARRAY_SIZE(propagate_errno); i++)
 		fprintf(f, "%s`%s`", i ? ", " : "", propagate_errno[i]);
 	fputs(" | RPropagate | the failure reached the application (`steps[].errno`); "
-	      "mount and umount steps are left out (a refused mount is RStop), and so is "
-	      "`EROFS` (the read-only remount) |\n"
+	      "mount and umount steps are left out, and so is `EROFS` (the read-only "
+	      "remount) |\n"
+	      "| a mount step of the pass failed | RStop | the mount was refused (the "
+	      "reaction can say none when a mount after the pass's first one failed) |\n"
 	      "| any other reaction name | ?NAME | not mapped here: shown as it is, "
 	      "and counted in a note after the tables |\n", f);
 }
@@ -566,10 +582,13 @@ static int put_findings(FILE *f, const struct iron *t)
 				if (!is_patched(t->kernels[kern]) || !cl->nflag)
 					continue;
 				fprintf(f, "- %s, %s, %s: DZero %d, RZero %d, no IRON level "
-					"(crash or unknown) %d, of %d case%s:",
+					"(crash or unknown) %d, of %d case%s",
 					t->kernels[kern], class_name[k], t->rows[r],
 					cl->level[L_DZERO], cl->level[L_RZERO], cl->crashes,
 					cl->n, cl->n == 1 ? "" : "s");
+				if (cl->oneshot)
+					fprintf(f, " (%d a one-shot EIO, ‡)", cl->oneshot);
+				fputc(':', f);
 				for (int j = 0; j < cl->nflag; j++)
 					fprintf(f, " `%s`", cl->flag[j]->name);
 				fputs(cl->flags > cl->nflag ? " …\n" : "\n", f);
@@ -667,7 +686,8 @@ static void put_head(FILE *f, const struct iron *t, const char *out)
 		"over its cases: the levels seen, `×N` when their counts differ, `(N)` the "
 		"cases of the cell; a case can show two recovery levels (an error returned "
 		"to the application and a read-only remount); `†N`: N cases detected only by "
-		"the next-mount pass (their levels are that pass's). A crash has no IRON "
+		"the next-mount pass (their levels are that pass's); `‡N`: N one-shot read EIOs "
+		"nothing saw fail (see the note after the tables). A crash has no IRON "
 		"level and is named (PANIC, OOPS, KASAN, HANG).\n\n"
 		"The ext3 column of the paper is not here: its per-block-type results "
 		"could not be consulted when this report was written (only the paper's "
@@ -678,6 +698,13 @@ static void put_head(FILE *f, const struct iron *t, const char *out)
 
 static void put_notes(FILE *f, const struct iron *t)
 {
+	if (t->oneshot)
+		fprintf(f, "\n‡: %d case%s of a one-shot read EIO (`fault.timing = read`) "
+			"where nothing was detected and no step failed: the block layer "
+			"logged the error, and a later read of the block got the data. "
+			"Whether ext4 retried (RRetry) or another path read it again (after a "
+			"failed readahead) the records cannot tell, so the cell shows what was "
+			"visible, DZero · RZero.\n", t->oneshot, t->oneshot == 1 ? "" : "s");
 	if (t->no_steps)
 		fprintf(f, "\n%d case%s record no steps: whether the failure reached "
 			"the application cannot be told, and RPropagate is not shown for "
@@ -717,6 +744,7 @@ int fb_report_iron(const struct fb_run *run, FILE *f, const char *out)
 		t.used++;
 		t.unknown += ics[i].unknown;
 		t.no_steps += ics[i].no_steps;
+		t.oneshot += ics[i].oneshot;
 	}
 	if (!t.used) {
 		fprintf(stderr, "flipbed: %s: no device-fault case with an outcome "
