@@ -26,6 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,7 +53,8 @@
 #define BARRIER "crash-barrier-"
 
 static const char usage_text[] =
-"usage: flipbed crash SCENARIO [--points all|N] [--kernel NAME] [--out DIR] [--keep] [--verbose]\n"
+"usage: flipbed crash SCENARIO [--points all|N] [--kernel NAME] [--jobs N] [--out DIR]\n"
+"                     [--keep] [--verbose]\n"
 "  Runs SCENARIO's workload (no fault: [target] type = none) once with the\n"
 "  plugin's write log, then at every flush point of that log (or N of them,\n"
 "  evenly spread, the last always) rebuilds the image, boots it (mount: the\n"
@@ -58,6 +62,7 @@ static const char usage_text[] =
 "  that every file synced before that flush is there and intact.\n"
 "  --points all|N  how many flush points (default all)\n"
 "  --kernel NAME   one kernel (default: the scenario's kernels)\n"
+"  --jobs N        points booted at once (default: the number of CPUs)\n"
 "  --out DIR       run directory (default results/runs/<UTC time>-crash); run\n"
 "                  again with the same DIR, a sweep goes on where it stopped\n"
 "  --keep          keep every point's image (else only failing ones)\n"
@@ -68,6 +73,7 @@ static const char usage_text[] =
 struct crash_opts {
 	const char *scenario;
 	long points;		/* 0: all */
+	int jobs;		/* points booted at once */
 	const char *kernel;
 	const char *out;
 	bool keep, verbose;
@@ -84,7 +90,6 @@ struct sweep {
 	struct crash_model model;
 	long flushes, fua;
 	json_t *done;		/* case names already in cases.jsonl */
-	int passed, failed, infra;
 };
 
 static int bad(const char *fmt, ...)
@@ -128,6 +133,9 @@ static int parse_args(int argc, char **argv, struct crash_opts *o)
 				return -1;
 		} else if (!strcmp(a, "--kernel") && has) {
 			if (fb_opt_kernel("crash", argv[++i], &o->kernel))
+				return -1;
+		} else if (!strcmp(a, "--jobs") && has) {
+			if (fb_opt_jobs("crash", argv[++i], &o->jobs))
 				return -1;
 		} else if (!strcmp(a, "--out") && has) {
 			o->out = argv[++i];
@@ -535,9 +543,8 @@ static int append_record(struct sweep *w, struct point *p)
 	char path[PATH_MAX + 32];
 	const char *verdict = point_verdict(p);
 	json_t *rec;
-	char *line;
-	FILE *f;
-	int rc;
+	char *line, *nl;
+	int fd, rc;
 
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:o, s:s?, s:o, s:o}",
 		"case", p->name, "command", "crash", "scenario", w->s->file, "kernel", w->kernel,
@@ -556,11 +563,16 @@ static int append_record(struct sweep *w, struct point *p)
 		w->wlog, w->g->path, p->k, w->kernel));
 	snprintf(path, sizeof(path), "%s/case.json", p->dir);
 	json_dump_file(rec, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+	/* one write(2) with O_APPEND: the lines of parallel points never mix */
 	line = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
 	snprintf(path, sizeof(path), "%s/cases.jsonl", w->outdir);
-	f = fopen(path, "a");
-	rc = f && line && fprintf(f, "%s\n", line) > 0 ? 0 : -1;
-	if (f && fclose(f))
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	rc = -1;
+	if (fd >= 0 && line && asprintf(&nl, "%s\n", line) > 0) {
+		rc = write(fd, nl, strlen(nl)) == (ssize_t)strlen(nl) ? 0 : -1;
+		free(nl);
+	}
+	if (fd >= 0 && close(fd))
 		rc = -1;
 	free(line);
 	json_decref(rec);
@@ -631,12 +643,6 @@ static int run_point(struct sweep *w, long index, long k)
 	for (size_t i = 0; i < json_array_size(p.failed); i++)
 		printf("    %s\n", json_string_value(json_array_get(p.failed, i)));
 	fflush(stdout);
-	if (!strcmp(point_verdict(&p), "pass"))
-		w->passed++;
-	else if (!strcmp(point_verdict(&p), "fail"))
-		w->failed++;
-	else
-		w->infra++;
 	/* the record takes a reference of each; ours go at the end */
 	json_incref(p.failed);
 	json_incref(p.files);
@@ -656,6 +662,94 @@ out:
 }
 
 /* ---- the sweep ---- */
+
+/*
+ * One point in a worker process, so that --jobs points boot at once. Its
+ * exit status: 0 recorded, 130 interrupted (nothing recorded), 3 the
+ * record could not be written.
+ */
+static pid_t start_point(struct sweep *w, long index, long k)
+{
+	pid_t pid = fork();
+	int rc;
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	fb_proc_init();
+	rc = run_point(w, index, k);
+	fflush(stdout);
+	_exit(rc == 1 ? EXIT_INTERRUPTED : rc ? EXIT_INFRA : 0);
+}
+
+/*
+ * Reap one worker: its status, or -1 when none is left. On SIGINT, SIGTERM
+ * or SIGHUP every worker gets SIGTERM once and ends its point as
+ * interrupted (its QEMU and nbdkit killed, its image removed).
+ */
+static int reap_point(pid_t *kids, int nkids, bool *stopping)
+{
+	int evfd = fb_proc_events_fd(), st;
+
+	for (;;) {
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+		struct pollfd pf = { .fd = evfd, .events = POLLIN };
+
+		if (pid > 0) {
+			for (int i = 0; i < nkids; i++)
+				if (kids[i] == pid)
+					kids[i] = 0;
+			return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_INFRA;
+		}
+		if (pid < 0 && errno == ECHILD)
+			return -1;
+		if (fb_proc_interrupted() && !*stopping) {
+			*stopping = true;
+			for (int i = 0; i < nkids; i++)
+				if (kids[i])
+					kill(kids[i], SIGTERM);
+		}
+		if (poll(&pf, 1, 200) > 0)
+			fb_proc_clear_events();
+	}
+}
+
+static int run_points(struct sweep *w, const long *pts, long n)
+{
+	pid_t *kids = xcalloc(w->o->jobs, sizeof(*kids));
+	int running = 0, rc = 0, st;
+	bool stopping = false;
+
+	for (long i = 0; i < n && !stopping && !fb_proc_interrupted(); i++) {
+		char name[512];
+		int slot = 0;
+
+		snprintf(name, sizeof(name), "%s:flush-%ld@%s", w->s->name, pts[i], w->kernel);
+		if (json_object_get(w->done, name))
+			continue;
+		if (running == w->o->jobs) {
+			st = reap_point(kids, w->o->jobs, &stopping);
+			running--;
+			rc = st > rc ? st : rc;
+		}
+		while (kids[slot])
+			slot++;
+		fflush(stdout);
+		kids[slot] = start_point(w, i + 1, pts[i]);
+		if (kids[slot] < 0) {
+			kids[slot] = 0;
+			rc = EXIT_INFRA;
+			break;
+		}
+		running++;
+	}
+	while ((st = reap_point(kids, w->o->jobs, &stopping)) >= 0)
+		rc = st > rc ? st : rc;
+	free(kids);
+	if (stopping || fb_proc_interrupted())
+		return EXIT_INTERRUPTED;
+	return rc;
+}
 
 /*
  * The flush points to run: all of 1..F, or N of them evenly spread,
@@ -711,18 +805,9 @@ static int sweep_kernel(struct sweep *w)
 	pts = choose_points(w->flushes, w->o->points, &n);
 	printf("flipbed crash: %s@%s: %ld flushes, %ld FUA writes; %ld points\n", w->s->name,
 	       w->kernel, w->flushes, w->fua, n);
-	for (long i = 0; i < n && !rc; i++) {
-		char name[512];
-
-		snprintf(name, sizeof(name), "%s:flush-%ld@%s", w->s->name, pts[i], w->kernel);
-		if (json_object_get(w->done, name))
-			continue;
-		rc = run_point(w, i + 1, pts[i]);
-	}
+	rc = run_points(w, pts, n);
 	free(pts);
-	if (rc == 1 || fb_proc_interrupted())
-		return EXIT_INTERRUPTED;
-	return rc ? EXIT_INFRA : 0;
+	return rc;
 }
 
 /* summary.md: every point of cases.jsonl, failures first in detail. */
@@ -894,7 +979,7 @@ static int golden_files(const struct fb_golden *g, struct fb_manifest *m)
 
 int cmd_crash(int argc, char **argv)
 {
-	struct crash_opts o = { 0 };
+	struct crash_opts o = { .jobs = fb_default_jobs() };
 	struct fb_scenario *s = NULL;
 	struct fb_golden g;
 	struct fb_manifest gm = { 0 };
