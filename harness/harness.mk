@@ -16,7 +16,7 @@
 # are shared by all of them. Objects are compiled once; -MMD records which
 # headers each one read, so a changed header rebuilds exactly its users.
 
-HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c paths.c options.c \
+HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c paths.c options.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
 	run/image.c run/manifest.c run/target.c run/undetected.c run/fsck.c run/runcase.c run/run.c run/image_cmd.c \
@@ -55,7 +55,7 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-minimize.sh image-cmd.sh \
 	copy-source.sh campaign-interrupt-start.sh case-record.sh data-bound.sh hostile-input.sh \
 	step-judge.sh golden-interrupt.sh fsck-oracle.sh manifest-replay.sh \
-	scenario-vars.sh kernel-registry.sh \
+	scenario-vars.sh kernel-registry.sh kernel-image.sh \
 	campaign-run.sh)
 # walk lists and reads every xattr: a bad xattr block checksum is reported
 TESTS += harness/tests/walk-xattr.sh

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "kernel_image.h"
 #include "kernels_ini.h"
 #include "util.h"
 
@@ -290,6 +291,66 @@ int fb_kernels_load(void)
 	fb_nkernels = r.n;
 	result = 0;
 	return result;
+}
+
+int fb_kernel_add_image(const char *path, const char **ret_name)
+{
+	static char *added;
+	struct fb_kernel_image img;
+	struct fb_kernel *k;
+	char *abs;
+
+	if (fb_kernels_load())
+		return -1;
+	if (added) {
+		abs = realpath(path, NULL);
+		bool same = abs && !strcmp(abs, added);
+		free(abs);
+		if (same) {
+			*ret_name = "image";
+			return 0;
+		}
+		fprintf(stderr, "flipbed: --kernel-image %s: one image per command (already %s)\n",
+			path, added);
+		return -1;
+	}
+	if (fb_kernel_find("image")) {
+		fprintf(stderr, "flipbed: --kernel-image %s: the registry already has a kernel named 'image'; rename it there\n",
+			path);
+		return -1;
+	}
+	if (fb_nkernels == MAX_KERNELS) {
+		fprintf(stderr, "flipbed: --kernel-image %s: the registry is full (%d kernels)\n",
+			path, MAX_KERNELS);
+		return -1;
+	}
+	if (fb_kernel_image_check(path, &img))
+		return -1;
+	abs = realpath(path, NULL);
+	if (!abs) {
+		fprintf(stderr, "flipbed: --kernel-image %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	/* fb_kernels points into fb_kernels_load()'s table, which has room */
+	k = (struct fb_kernel *)&fb_kernels[fb_nkernels];
+	*k = (struct fb_kernel){
+		.name = "image",
+		.source = "image",
+		.image = img.format,
+		/* enough for a debug kernel (KASAN's shadow) as well */
+		.mem_mb = 512,
+		.make_target = "",
+		.csum_lines = img.csum_lines,
+		.variant_of = img.csum_lines ? "patched" : "stock",
+		.path = abs,
+		.release = xstrdup(img.release),
+	};
+	if (!fb_kernel_find(k->variant_of))
+		k->variant_of = NULL;
+	fb_nkernels++;
+	added = abs;
+	*ret_name = k->name;
+	return 0;
 }
 
 const struct fb_kernel *fb_kernel_find(const char *name)

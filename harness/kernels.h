@@ -23,6 +23,9 @@ struct fb_kernel {
 	const char *make_target;/* what builds it */
 	bool csum_lines;	/* prints kernel/README.md's csum-error lines */
 	const char *variant_of;	/* the kernel whose scenario role it takes, or NULL */
+	const char *path;	/* --kernel-image: the image itself (absolute), NULL
+				   for a kernel of the registry (build/kernel/NAME/) */
+	const char *release;	/* --kernel-image: the release its banner names */
 };
 
 /* The registry, in file order; filled by fb_kernels_load(). */
@@ -36,6 +39,15 @@ extern size_t fb_nkernels;
  * a broken registry is reported before anything else.
  */
 int fb_kernels_load(void);
+
+/*
+ * `--kernel-image PATH`: a kernel built elsewhere joins the registry as
+ * kernel "image" (kernel_image.h checks it first): its scenario role is
+ * patched's when it prints the csum-error lines, stock's otherwise. 0 and
+ * *RET_NAME ("image"), or -1 after printing why (exit 2); a second call
+ * with another PATH is refused.
+ */
+int fb_kernel_add_image(const char *path, const char **ret_name);
 
 /* The kernel called NAME, or NULL. */
 const struct fb_kernel *fb_kernel_find(const char *name);

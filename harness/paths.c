@@ -27,7 +27,10 @@ const char *build_dir(void)
 
 const char *fb_path_kernel(const struct fb_kernel *k, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/kernel/%s/%s", build_dir(), k->name, k->image);
+	if (k->path)
+		snprintf(buf, len, "%s", k->path);
+	else
+		snprintf(buf, len, "%s/kernel/%s/%s", build_dir(), k->name, k->image);
 	return buf;
 }
 

@@ -14,7 +14,7 @@
 /* build/, found from the running binary (build/bin/flipbed). */
 const char *build_dir(void);
 
-/* build/kernel/NAME/IMAGE: what QEMU loads for kernel K. */
+/* build/kernel/NAME/IMAGE, or --kernel-image's PATH: what QEMU loads for kernel K. */
 const char *fb_path_kernel(const struct fb_kernel *k, char *buf, size_t len);
 /* build/kernel/NAME/source-version: the Debian version it was built from. */
 const char *fb_path_kernel_version(const struct fb_kernel *k, char *buf, size_t len);

@@ -63,12 +63,14 @@ static int bad(const char *fmt, ...)
 
 static void help(void)
 {
-	printf("usage: flipbed boot [--kernel NAME] --image IMAGE [--step 'STEP']...\n"
+	printf("usage: flipbed boot [--kernel NAME | --kernel-image PATH] --image IMAGE [--step 'STEP']...\n"
 	       "                    [--timeout S] [--rule 'RULE']... [--rule-at NAME 'RULE']...\n"
 	       "                    [--faultlog FILE] [--source IMAGE] [--console]\n"
 	       "Boots the kernel NAME (default patched; kernel/kernels.ini: %s)\n"
 	       "under QEMU with IMAGE as /dev/vda, runs the steps in the guest agent,\n"
 	       "streams step results and kernel messages.\n"
+	       "--kernel-image boots a vmlinux or bzImage built elsewhere, once it is checked\n"
+	       "for virtio-mmio, virtio-blk, the virtio console, the 8250 console and ext4.\n"
 	       "--source attaches another ext4 image read-only as /dev/vdb for 'copy-source'.\n"
 	       "A step may start with 'expect ERRNAME' (must fail with it) or 'may' (not counted).\n"
 	       "Exit: 0 all steps met and the guest ended cleanly, 1 not, 2 bad input,\n"
@@ -89,6 +91,7 @@ static int parse_args(struct boot *b, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, 'k' },
+		{ "kernel-image", required_argument, NULL, 'K' },
 		{ "image", required_argument, NULL, 'i' },
 		{ "step", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -108,6 +111,10 @@ static int parse_args(struct boot *b, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k': b->variant = optarg; break;
+		case 'K':
+			if (fb_kernel_add_image(optarg, &b->variant))
+				return EXIT_BADINPUT;
+			break;
 		case 'i': b->image = optarg; break;
 		case 'f': b->faultlog = optarg; break;
 		case 'S': b->source = optarg; break;

@@ -35,8 +35,15 @@ static void print_kernels(const struct fb_run *run, FILE *out)
 	fputs("- kernels:", out);
 	json_object_foreach(ks, name, k) {
 		const char *v = json_string_value(json_object_get(k, "source_version"));
+		const char *img = json_string_value(json_object_get(k, "image"));
 		size_t n = json_array_size(json_object_get(k, "series"));
 
+		if (img) {	/* --kernel-image: its banner's release and the file */
+			v = json_string_value(json_object_get(k, "release"));
+			fprintf(out, "%s %s %s (%s)", sep, name, v ? v : "?", img);
+			sep = ";";
+			continue;
+		}
 		fprintf(out, "%s %s %s", sep, name, v ? v : "?");
 		if (n)
 			fprintf(out, " + %zu patch%s", n, n == 1 ? "" : "es");

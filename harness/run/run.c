@@ -72,6 +72,9 @@ static void usage(FILE *f, const char *cmd)
 	fprintf(f,
 "usage: flipbed %s %s [options]\n"
 "  --kernel K[,K]   kernels to run (stock, patched, kasan); default: the matrix's or scenario's\n"
+"  --kernel-image PATH  also run a vmlinux or bzImage built elsewhere, as kernel\n"
+"                   'image' (checked first; patched's expectations if it prints\n"
+"                   the csum-error lines, stock's otherwise)\n"
 "  --jobs N         cases at a time (default: number of cores)\n"
 "  --group G        only scenarios in group G\n"
 "  --filter GLOB    only cases whose name matches GLOB\n"
@@ -236,6 +239,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, 'k' },
+		{ "kernel-image", required_argument, NULL, 'I' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "filter", required_argument, NULL, 'f' },
@@ -264,6 +268,14 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			if (fb_opt_kernels(argv[0], optarg, a->kernels, sizeof(a->kernels)))
 				return -1;
 			break;
+		case 'I': {
+			const char *name;
+
+			if (fb_kernel_add_image(optarg, &name) ||
+			    fb_opt_kernels(argv[0], name, a->kernels, sizeof(a->kernels)))
+				return -1;
+			break;
+		}
 		case 'j':
 			if (fb_opt_jobs(argv[0], optarg, &a->jobs))
 				return -1;
@@ -688,6 +700,12 @@ static json_t *run_info(const struct fb_exec *e)
 		json_array_append_new(av, json_string(e->argv[i]));
 	uname(&u);
 	for (size_t i = 0; i < fb_nkernels; i++) {
+		if (fb_kernels[i].path) {
+			json_object_set_new(kernels, fb_kernels[i].name,
+					    json_pack("{s:s, s:s}", "image", fb_kernels[i].path,
+						      "release", fb_kernels[i].release));
+			continue;
+		}
 		FILE *f = fopen(fb_path_kernel_version(&fb_kernels[i], path, sizeof(path)), "r");
 		if (!f)
 			continue;

@@ -117,10 +117,12 @@ char *fb_case_repro(const struct fb_case_spec *c)
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 
+	const struct fb_kernel *k = fb_kernel_find(c->kernel);
+
 	fputs("build/bin/flipbed run", f);
 	shell_word(f, c->scn->file);
-	fputs(" --kernel", f);
-	shell_word(f, c->kernel);
+	fputs(k && k->path ? " --kernel-image" : " --kernel", f);
+	shell_word(f, k && k->path ? k->path : c->kernel);
 	for (int i = 0; i < c->nparams; i++) {
 		if (asprintf(&set, "%s.%s=%s", c->params[i].section, c->params[i].key,
 			     c->params[i].value) < 0)
