@@ -9,6 +9,14 @@
 #                                  another (kernel/check-patches.sh builds every prefix)
 #   kernel/build.sh --list         the kernels, one name a line
 #   kernel/build.sh --inputs NAME  the files a build of NAME reads (make's prerequisites)
+#   kernel/build.sh --tree DIR [--name NAME] [--config 'FRAGMENT...']
+#                                  a kernel tree of the user's (any kernel source,
+#                                  git or not), built as it is with the fragments
+#                                  (default flipbed.config) into build/kernel/NAME
+#                                  (default tree-BASENAME); boot it with
+#                                  flipbed --kernel-image build/kernel/NAME/vmlinux.
+#                                  Exit 2: not a kernel tree, a bad name; exit 3:
+#                                  the build failed (nothing left in build/kernel/NAME)
 #
 # A source is extracted once per version into build/kernel/src/TREE, shared
 # by the kernels with the same source and series (patched and kasan). The
@@ -27,7 +35,7 @@ jobs=${JOBS:-$(nproc)}
 die() { echo "kernel/build.sh: $*" >&2; exit 1; }
 usage() {
 	echo "kernel/build.sh: $*" >&2
-	echo "usage: kernel/build.sh NAME | check [NAME] | --list | --inputs NAME; NAME one of: $(names | paste -sd' ')" >&2
+	echo "usage: kernel/build.sh NAME | check [NAME] | --list | --inputs NAME | --tree DIR [--name NAME] [--config 'FRAGMENT...']; NAME one of: $(names | paste -sd' ')" >&2
 	exit 2
 }
 
@@ -144,7 +152,93 @@ series() {
 	grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" 2>/dev/null || true
 }
 
+# A user's tree: checked, configured and built out of tree; the result
+# appears in build/kernel/NAME only when the build succeeded.
+build_tree() {
+	dir=$1 name=$2 fragments=$3
+	[ -d "$dir" ] || { echo "kernel/build.sh: --tree $dir: not a directory" >&2; exit 2; }
+	for f in Makefile Kconfig arch/x86/Kconfig scripts/kconfig/merge_config.sh fs/ext4/super.c; do
+		[ -f "$dir/$f" ] || {
+			echo "kernel/build.sh: --tree $dir: not a kernel tree (no $f)" >&2
+			exit 2
+		}
+	done
+	dir=$(cd "$dir" && pwd)
+	[ -n "$name" ] || name=tree-$(basename "$dir" | tr -c 'A-Za-z0-9._\n-' '-' | cut -c1-27)
+	case $name in
+	src | obj | check | check-* | .* | *[!A-Za-z0-9._-]*)
+		echo "kernel/build.sh: --name $name: a name of letters, digits, '.', '_', '-', not src, obj or check*" >&2
+		exit 2 ;;
+	esac
+	if known "$name"; then
+		echo "kernel/build.sh: --name $name: a kernel of $ini has that name; choose another" >&2
+		exit 2
+	fi
+	for f in $fragments; do
+		[ -r "$top/kernel/config/$f" ] || {
+			echo "kernel/build.sh: --config $f: kernel/config/$f does not exist" >&2
+			exit 2
+		}
+	done
+	if git -C "$dir" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+		version="$dir at $(git -C "$dir" describe --always --dirty 2>/dev/null)"
+	else
+		version="$dir (not a git tree)"
+	fi
+	obj=$kb/obj/$name
+	fresh=
+	[ -d "$obj" ] || fresh=1
+	mkdir -p "$obj"
+	# a failed first build leaves no object directory behind either
+	fail_build() {
+		tail -n 20 "$obj.log" | sed 's/^/    /' >&2
+		echo "kernel/build.sh: --tree $dir: $1 (log: $obj.log)" >&2
+		[ -n "$fresh" ] && rm -rf "$obj"
+		exit 3
+	}
+	echo "  CONFIG  $name: tinyconfig +" $fragments
+	make -s -C "$dir" O="$obj" tinyconfig > "$obj.log" 2>&1 || fail_build "make tinyconfig failed"
+	(cd "$top/kernel/config" && cat $fragments) > "$obj/fragment.config"
+	"$dir/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$obj/fragment.config" >> "$obj.log" 2>&1 &&
+		make -s -C "$dir" O="$obj" olddefconfig >> "$obj.log" 2>&1 || fail_build "merging the fragments failed"
+	missing=$(grep '^CONFIG_' "$obj/fragment.config" | while read -r line; do
+		grep -qx "$line" "$obj/.config" || echo "$line"
+	done)
+	# not fatal: flipbed --kernel-image checks what a case needs
+	[ -z "$missing" ] || echo "kernel/build.sh: $name: options of the fragments not set in this tree: $(echo $missing)" >&2
+	echo "  KBUILD  $name (-j$jobs)"
+	start=$(date +%s)
+	make -s -C "$dir" O="$obj" -j"$jobs" KBUILD_BUILD_USER=flipbed KBUILD_BUILD_HOST=flipbed \
+		bzImage >> "$obj.log" 2>&1 || fail_build "the build failed"
+	tmp=$kb/.tmp-$name
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	cp "$obj/arch/x86/boot/bzImage" "$obj/vmlinux" "$tmp/" && cp "$obj/.config" "$tmp/config" &&
+		echo "$version" > "$tmp/source-version" || { rm -rf "$tmp"; fail_build "cannot copy the kernel"; }
+	rm -rf "$kb/$name"
+	mv "$tmp" "$kb/$name"
+	rm -f "$obj.log"
+	echo "  DONE    $kb/$name/vmlinux ($(($(date +%s) - start)) s)"
+	echo "  run it: build/bin/flipbed run SCENARIO --kernel-image build/kernel/$name/vmlinux"
+}
+
 case ${1:-} in
+--tree)
+	tdir=${2:-}
+	[ -n "$tdir" ] || usage "--tree needs a directory"
+	shift 2
+	tname= tconf=flipbed.config
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--name) tname=${2:-}; [ -n "$tname" ] || usage "--name needs a name"; shift 2 ;;
+		--config) tconf=${2:-}; [ -n "$tconf" ] || usage "--config needs fragments"; shift 2 ;;
+		*) usage "--tree: unknown argument '$1'" ;;
+		esac
+	done
+	mkdir -p "$kb/obj"
+	build_tree "$tdir" "$tname" "$tconf"
+	exit 0
+	;;
 --list)
 	names
 	exit 0

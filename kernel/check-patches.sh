@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Build every prefix of a kernel's patch series (the tree must build after
-# each patch) and run the kernel's checkpatch.pl on every patch.
+# Build every prefix of a kernel's patch series and boot each build (the
+# tree must build and boot after each patch: mount, write and read back a
+# file, unmount, on a metadata_csum image), then run the kernel's
+# checkpatch.pl --strict on every patch.
 #   kernel/check-patches.sh [--kernel NAME]          all prefixes of NAME's series
 #   kernel/check-patches.sh [--kernel NAME] --last   only the whole series
 # NAME is a kernel of kernel/kernels.ini with a series (default: patched).
@@ -32,12 +34,40 @@ if [ "$n" -eq 0 ]; then
 	echo "check-patches: $dir/series is empty"
 	exit 0
 fi
+flipbed=$top/build/bin/flipbed
+[ -x "$flipbed" ] || { echo "check-patches: $flipbed is not built (make all)" >&2; exit 2; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-check-patches.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# flipbed boots the kernels of its registry, by name, from build/kernel/NAME
+# beside its bin/, and keeps the name check for the prefix tree: a copy of
+# flipbed in $tmp boots the prefix's build as kernel "prefix", a variant of
+# $kernel in a copy of the registry (so with $kernel's image format, memory
+# and csum lines).
+for d in bin guest lib kernel; do mkdir -p "$tmp/fb/$d"; done
+cp "$flipbed" "$tmp/fb/bin/"
+for f in guest/initramfs.cpio.gz lib/nbdkit-flipbed-plugin.so; do
+	[ -r "$top/build/$f" ] || { echo "check-patches: build/$f is not built (make all)" >&2; exit 2; }
+	ln -s "$top/build/$f" "$tmp/fb/$f"
+done
+ln -s "$top/build/kernel/$tree" "$tmp/fb/kernel/prefix"
+cp "${FLIPBED_KERNELS_INI:-$top/kernel/kernels.ini}" "$tmp/kernels.ini"
+printf '\n[prefix]\nvariant-of = %s\n' "$kernel" >> "$tmp/kernels.ini"
+mkfs.ext4 -q -F -O metadata_csum,inline_data "$tmp/img" 64M
 first=1
 [ -n "$last" ] && first=$n
 k=$first
 while [ "$k" -le "$n" ]; do
-	echo "check-patches: building $kernel with patches 1..$k of $n ($(echo "$series" | sed -n "${k}p"))"
+	p=$(echo "$series" | sed -n "${k}p")
+	echo "check-patches: building $kernel with patches 1..$k of $n ($p)"
 	FLIPBED_SERIES_LIMIT=$k "$top/kernel/build.sh" check "$kernel"
+	if ! FLIPBED_KERNELS_INI=$tmp/kernels.ini "$tmp/fb/bin/flipbed" boot --kernel prefix --image "$tmp/img" \
+		--step mount --step 'write /a 100000' --step 'read /a 100000' --step umount \
+		> "$tmp/boot.log" 2>&1 || ! grep -q '^flipbed: guest end: clean' "$tmp/boot.log"; then
+		tail -n 30 "$tmp/boot.log" | sed 's/^/    /'
+		echo "check-patches: $kernel with patches 1..$k ($p) does not boot, mount, write, read and unmount" >&2
+		exit 1
+	fi
+	echo "check-patches: patches 1..$k boot, mount, write, read back and unmount"
 	k=$((k + 1))
 done
 # The tree is Debian's source, not a clone of upstream: checkpatch.pl cannot
@@ -46,12 +76,12 @@ done
 status=0
 for p in $series; do
 	if ! out=$(cd "$top/build/kernel/src/$tree" &&
-		perl scripts/checkpatch.pl --quiet --no-tree --ignore UNKNOWN_COMMIT_ID \
+		perl scripts/checkpatch.pl --quiet --strict --no-tree --ignore UNKNOWN_COMMIT_ID \
 			"$dir/$p" 2>&1); then
 		echo "check-patches: checkpatch.pl: $p:"
 		echo "$out" | sed 's/^/    /'
 		status=1
 	fi
 done
-[ $status = 0 ] && echo "check-patches: $n patches of $kernel build in sequence and are checkpatch clean"
+[ $status = 0 ] && echo "check-patches: $n patches of $kernel build and boot in sequence and are checkpatch --strict clean"
 exit $status

@@ -48,7 +48,7 @@ check-6.12: kernels-6.12 $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz \
 
 -include kernel/tests/tests.mk
 
-# Build every prefix of a series: the tree must build after each patch
-# (SERIES=NAME for another kernel's series than patched's).
-check-patches:
+# Build and boot every prefix of a series: the tree must build and boot
+# after each patch (SERIES=NAME for another kernel's series than patched's).
+check-patches: $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz $(B)/lib/nbdkit-flipbed-plugin.so
 	@kernel/check-patches.sh $(if $(SERIES),--kernel $(SERIES))
