@@ -696,8 +696,39 @@ static void put_head(FILE *f, const struct iron *t, const char *out)
 		fb_run_id(t->run), ver ? ver : "?", t->used, t->infra);
 }
 
+/* The cases left out (infra, skipped), by fault class and block type. */
+static void put_left_out(FILE *f, const struct fb_run *run)
+{
+	struct { const char *type; int k, n; } left[MAX_ROWS];
+	int nl = 0;
+
+	for (size_t i = 0; i < run->n; i++) {
+		const struct fb_case *c = &run->cases[i];
+		int k = fault_class(c), j;
+
+		if (k < 0 || (c->has_outcome && fb_case_class(c) > FB_CLASS_INFRA))
+			continue;
+		for (j = 0; j < nl && (left[j].k != k || strcmp(left[j].type, c->type)); j++)
+			;
+		if (j == nl && nl == MAX_ROWS)
+			continue;
+		if (j == nl)
+			left[nl++] = (typeof(left[0])){ c->type, k, 0 };
+		left[j].n++;
+	}
+	if (!nl)
+		return;
+	fputs("\nLeft out, without a kernel outcome (infra or skipped: `flipbed report RUN` "
+	      "says why):", f);
+	for (int j = 0; j < nl; j++)
+		fprintf(f, "%s %s of %s ×%d", j ? ";" : "", class_name[left[j].k],
+			left[j].type, left[j].n);
+	fputs(".\n", f);
+}
+
 static void put_notes(FILE *f, const struct iron *t)
 {
+	put_left_out(f, t->run);
 	if (t->oneshot)
 		fprintf(f, "\n‡: %d case%s of a one-shot read EIO (`fault.timing = read`) "
 			"where nothing was detected and no step failed: the block layer "
