@@ -65,8 +65,9 @@ for d in "$run"/cases/*/; do
 done
 ok "killed after $n point(s): exit $rc, no process or image left"
 
-"$FLIPBED" crash $scn --kernel patched --points 3 --out "$run" > "$T/second.log" 2>&1 ||
-	{ cat "$T/second.log"; fail "resumed sweep exit $?"; }
+"$FLIPBED" crash $scn --kernel patched --points 3 --out "$run" > "$T/second.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { cat "$T/second.log"; fail "resumed sweep exit $rc, expected 0"; }
 [ "$(wc -l < "$run/cases.jsonl")" -eq 3 ] || fail "expected 3 records, got $(wc -l < "$run/cases.jsonl")"
 [ "$(grep -o '"flush":[0-9]*' "$run/cases.jsonl" | sort -u | wc -l)" -eq 3 ] ||
 	fail "a point was run twice: $(grep -o '"flush":[0-9]*' "$run/cases.jsonl")"
