@@ -810,30 +810,62 @@ static int sweep_kernel(struct sweep *w)
 	return rc;
 }
 
-/* summary.md: every point of cases.jsonl, failures first in detail. */
-static int write_summary(const char *outdir, const struct fb_scenario *s)
+/* Records in the order of their kernel, then their flush point. */
+static int record_cmp(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	int c = strcmp(json_string_value(json_object_get(x, "kernel")) ?: "",
+		       json_string_value(json_object_get(y, "kernel")) ?: "");
+	json_int_t fx = json_integer_value(json_object_get(x, "flush"));
+	json_int_t fy = json_integer_value(json_object_get(y, "flush"));
+
+	return c ? c : (fx > fy) - (fx < fy);
+}
+
+/* Every record of OUTDIR/cases.jsonl (in finishing order there), sorted. */
+static json_t **load_records(const char *outdir, size_t *ret_n)
 {
 	char path[PATH_MAX + 16], *buf = NULL;
-	size_t cap = 0;
-	FILE *in, *out;
-	int total = 0, pass = 0, fail = 0, infra = 0;
-	char *rows = NULL, *fails = NULL;
-	size_t rlen = 0, flen = 0;
-	FILE *r = open_memstream(&rows, &rlen), *fl = open_memstream(&fails, &flen);
+	json_t **v = NULL, *rec;
+	size_t cap = 0, n = 0;
+	FILE *in;
 
 	snprintf(path, sizeof(path), "%s/cases.jsonl", outdir);
 	in = fopen(path, "r");
 	while (in && getline(&buf, &cap, in) > 0) {
-		json_t *rec = json_loads(buf, 0, NULL), *f = json_object_get(rec, "failed");
+		rec = json_loads(buf, 0, NULL);
+		if (!json_string_value(json_object_get(rec, "verdict"))) {
+			json_decref(rec);
+			continue;
+		}
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v[n++] = rec;
+	}
+	if (in)
+		fclose(in);
+	free(buf);
+	if (n)
+		qsort(v, n, sizeof(*v), record_cmp);
+	*ret_n = n;
+	return v;
+}
+
+/* summary.md: every point, the ones that did not pass first in detail. */
+static int write_summary(const char *outdir, const struct fb_scenario *s)
+{
+	char path[PATH_MAX + 16];
+	int pass = 0, fail = 0, infra = 0;
+	char *rows = NULL, *fails = NULL;
+	size_t rlen = 0, flen = 0, n;
+	json_t **recs = load_records(outdir, &n);
+	FILE *r = open_memstream(&rows, &rlen), *fl = open_memstream(&fails, &flen), *out;
+
+	for (size_t k = 0; k < n; k++) {
+		json_t *rec = recs[k], *f = json_object_get(rec, "failed");
 		const char *v = json_string_value(json_object_get(rec, "verdict"));
 		const char *first = json_string_value(json_array_get(f, 0));
 		const char *why = json_string_value(json_object_get(rec, "infra"));
 
-		if (!v) {
-			json_decref(rec);
-			continue;
-		}
-		total++;
 		pass += !strcmp(v, "pass");
 		fail += !strcmp(v, "fail");
 		infra += !strcmp(v, "infra");
@@ -851,20 +883,18 @@ static int write_summary(const char *outdir, const struct fb_scenario *s)
 		}
 		json_decref(rec);
 	}
-	if (in)
-		fclose(in);
-	free(buf);
+	free(recs);
 	fclose(r);
 	fclose(fl);
 	snprintf(path, sizeof(path), "%s/summary.md", outdir);
 	out = fopen(path, "w");
 	if (out) {
 		fprintf(out, "# flipbed crash %s\n\n%s\n\n", s->file, s->shows ? s->shows : "");
-		fprintf(out, "%d points: %d pass, %d fail, %d infra. A point is the image as it "
+		fprintf(out, "%zu points: %d pass, %d fail, %d infra. A point is the image as it "
 			"was when that flush completed (flipbed-replay); it passes when the "
 			"kernel mounts, walks and unmounts it, e2fsck -fn finds it clean, and "
 			"every file durable by then is intact (cases/*/case.json: files).\n\n",
-			total, pass, fail, infra);
+			n, pass, fail, infra);
 		if (flen)
 			fprintf(out, "## Not passed\n\n%s\n", fails);
 		fprintf(out, "## Points\n\n| kernel | point | flush | verdict | first failure |\n"
