@@ -239,7 +239,9 @@ static bool is_verb(const char *verb, const char *name)
  * (the classifier's reaction names a refused mount only when it was the
  * pass's first), RPropagate when another step, umount aside, failed with an
  * errno that carries the failure (EROFS is the read-only remount, not the
- * failure). Returns -1 when the record has no steps.
+ * failure). The harness's probe of the reaction (the steps on
+ * "flipbed-probe": a write, then a read that a shutdown fails with EIO) is
+ * not the application. Returns -1 when the record has no steps.
  */
 static int step_levels(const struct fb_case *c, bool next, unsigned *bits)
 {
@@ -262,7 +264,8 @@ static int step_levels(const struct fb_case *c, bool next, unsigned *bits)
 			continue;
 		}
 		verb = step_verb(text);
-		if (in_next != next || !res || strcmp(res, "err") || is_verb(verb, "umount"))
+		if (in_next != next || !res || strcmp(res, "err") || is_verb(verb, "umount") ||
+		    strstr(verb, "flipbed-probe"))
 			continue;
 		if (is_verb(verb, "mount"))
 			*bits |= 1u << L_RSTOP;
@@ -555,8 +558,8 @@ static void put_mapping(FILE *f)
 	for (size_t i = 0; i < ARRAY_SIZE(propagate_errno); i++)
 		fprintf(f, "%s`%s`", i ? ", " : "", propagate_errno[i]);
 	fputs(" | RPropagate | the failure reached the application (`steps[].errno`); "
-	      "mount and umount steps are left out, and so is `EROFS` (the read-only "
-	      "remount) |\n"
+	      "mount and umount steps are left out, and so are `EROFS` (the read-only "
+	      "remount) and the harness's probe of the reaction (`flipbed-probe`) |\n"
 	      "| a mount step of the pass failed | RStop | the mount was refused (the "
 	      "reaction can say none when a mount after the pass's first one failed) |\n"
 	      "| any other reaction name | ?NAME | not mapped here: shown as it is, "
