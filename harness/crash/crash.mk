@@ -5,7 +5,7 @@
 # own format code (nbd-plugins/flipbed/wlog.c), built here for flipbed.
 
 HARNESS_OBJS += $(addprefix $(B)/obj/harness/crash/,crash.o durable.o wlogscan.o wlog.o)
-HARNESS_CFLAGS += -Inbd-plugins/flipbed
+$(B)/obj/harness/crash/wlogscan.o: HARNESS_CFLAGS += -Inbd-plugins/flipbed
 
 $(B)/obj/harness/crash/wlog.o: nbd-plugins/flipbed/wlog.c
 	@mkdir -p $(@D)
