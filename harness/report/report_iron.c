@@ -36,7 +36,7 @@ static const char *const level_name[L__COUNT] = {
 };
 
 /*
- * The mapping, outcome.detect -> detection level. `io` and `mount` are
+ * The mapping, outcome.detect -> detection level. `sanity`, `io` and `mount` are
  * refined in iron_detect(); the notes are printed in iron.md as they are.
  */
 static const struct {
@@ -116,7 +116,7 @@ struct iron_case {
 struct iron_cell {
 	int n;
 	int level[L__COUNT];
-	int next, no_steps, oneshot;
+	int next, oneshot;
 	const char *other[4];
 	int nother[4];
 	const struct fb_case *flag[MAX_NAMES];	/* the first DZero, RZero or crash cases */
@@ -414,7 +414,6 @@ static void cell_add(struct iron_cell *cl, const struct iron_case *ic)
 	for (j = L_RZERO; j < L__COUNT; j++)
 		cl->level[j] += !!(ic->recover & (1u << j));
 	cl->next += ic->next;
-	cl->no_steps += ic->no_steps;
 	cl->oneshot += ic->oneshot;
 	if (ic->other) {
 		for (j = 0; j < 3 && cl->other[j] && strcmp(cl->other[j], ic->other); j++)
@@ -572,7 +571,7 @@ static bool is_patched(const char *kernel)
 }
 
 /* Every cell of a patched kernel with DZero, RZero or a crash, with its cases. */
-static int put_findings(FILE *f, const struct iron *t)
+static void put_findings(FILE *f, const struct iron *t)
 {
 	int nf = 0;
 
@@ -599,7 +598,6 @@ static int put_findings(FILE *f, const struct iron *t)
 			}
 	if (!nf)
 		fputs("None: every cell of a patched kernel detects and reacts.\n", f);
-	return nf;
 }
 
 /* Per kernel: cells by level, for the paragraph. */
