@@ -22,6 +22,7 @@ int cmd_matrix(int argc, char **argv);		/* run/run.c */
 int cmd_image(int argc, char **argv);		/* run/image_cmd.c */
 int cmd_campaign(int argc, char **argv);	/* campaign/campaign.c */
 int cmd_crash(int argc, char **argv);		/* crash/crash.c */
+int cmd_bisect(int argc, char **argv);		/* bisect/bisect.c */
 
 /*
  * The results commands (report/report_cmds.c). report and merge return the

@@ -12,6 +12,7 @@
 #   report/    the results library and report/show/diff/merge (report/report.mk)
 #   campaign/  seeded scenario generation, findings, the minimizer
 #   crash/     power cuts at every flush point of a workload (crash/crash.mk)
+#   bisect/    the first kernel commit that changes a case (bisect/bisect.mk)
 # main.c dispatches the subcommands declared in cmd.h; util.c and outcome.c
 # are shared by all of them. Objects are compiled once; -MMD records which
 # headers each one read, so a changed header rebuilds exactly its users.
@@ -32,6 +33,7 @@ HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(shell $(PKG_CONFIG) --libs inih janss
 
 include harness/classify/classify.mk
 include harness/crash/crash.mk
+include harness/bisect/bisect.mk
 include harness/report/report.mk
 include harness/tests/fuzz/fuzz.mk
 
