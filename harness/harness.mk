@@ -58,7 +58,7 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	copy-source.sh campaign-interrupt-start.sh case-record.sh data-bound.sh hostile-input.sh \
 	step-judge.sh golden-interrupt.sh fsck-oracle.sh manifest-replay.sh \
 	scenario-vars.sh kernel-registry.sh kernel-image.sh \
-	campaign-run.sh)
+	campaign-run.sh errors-axis.sh)
 # walk lists and reads every xattr: a bad xattr block checksum is reported
 TESTS += harness/tests/walk-xattr.sh
 BENCHES += bench-boot bench-matrix bench-campaign

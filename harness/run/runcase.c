@@ -56,6 +56,8 @@ struct casectx {
 	const char **steps;
 	int nsteps;
 	char next_mount_step[STEP_MAX_LINE + 16];	/* the next pass's mount */
+	char **errors_steps;	/* mount steps with [workload] errors added */
+	char errors_expect[2][128];	/* reaction, reaction_next under errors= */
 	json_t *step_results;
 	json_t *faults, *witness;	/* faults.jsonl's records, read once (load_faults) */
 	bool saw_baddata;
@@ -685,6 +687,39 @@ static int boot_case(struct casectx *x, const char *image, struct fb_vm_result *
 /* ---- one case: prepare, boot, judge, record ---- */
 
 /*
+ * Under errors=continue or errors=panic ext4 answers an error as the
+ * option says: an expected reaction written for errors=remount-ro
+ * (remount-ro, or shutdown on 6.12) is error-continue or panic there.
+ * The other names of the expectation ("none", "mount-refused") stand.
+ */
+static void expect_errors(struct casectx *x, int f, char *buf, size_t len)
+{
+	const char *errors = x->s->errors, *e = x->expect.field[f], *p;
+	const char *want;
+	bool added = false;
+	size_t n = 0;
+
+	if (!errors || !strcmp(errors, "remount-ro") || !e)
+		return;
+	want = !strcmp(errors, "continue") ? "error-continue" : "panic";
+	buf[0] = '\0';
+	for (p = e; *p; ) {
+		size_t k = strcspn(p, "|");
+		bool ro = (k == 10 && !strncmp(p, "remount-ro", k)) ||
+			  (k == 8 && !strncmp(p, "shutdown", k));
+
+		if (!ro || !added)
+			n += snprintf(buf + n, n < len ? len - n : 0, "%s%.*s",
+				      n ? "|" : "", ro ? (int)strlen(want) : (int)k,
+				      ro ? want : p);
+		added |= ro;
+		p += k + (p[k] == '|');
+	}
+	if (n < len)
+		x->expect.field[f] = buf;
+}
+
+/*
  * The case directory and its transcript. Only a case directory that cannot
  * be made leaves the case without a record (-1); every later failure is an
  * infra reason that record_case() writes into case.json.
@@ -710,6 +745,9 @@ static int open_case(struct casectx *x, const char *priv)
 	x->fsck_problems = json_array();
 	x->step_results = json_array();
 	fb_scenario_expect(x->c->scn, x->c->kernel, &x->expect);
+	expect_errors(x, FB_EXP_REACTION, x->errors_expect[0], sizeof(x->errors_expect[0]));
+	expect_errors(x, FB_EXP_REACTION_NEXT, x->errors_expect[1],
+		      sizeof(x->errors_expect[1]));
 	if (!priv || !*priv)
 		set_infra(x, "no private directory for the case's sockets (TMPDIR=%s)",
 			  getenv("TMPDIR") ? getenv("TMPDIR") : "");
@@ -745,6 +783,9 @@ static void add_next_pass(struct casectx *x)
 			snprintf(opts, sizeof(opts), "%s", st.argc ? st.argv[0] : "");
 			break;
 		}
+	if (x->s->errors && !strstr(opts, "errors="))
+		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%serrors=%s",
+			 *opts ? "," : "", x->s->errors);
 	snprintf(x->next_mount_step, sizeof(x->next_mount_step), "may mount%s%s",
 		 *opts ? " " : "", opts);
 	x->steps[x->nsteps++] = "mark next-mount";
@@ -755,6 +796,32 @@ static void add_next_pass(struct casectx *x)
 	x->steps[x->nsteps++] = FB_PROBE_STEP;
 	x->steps[x->nsteps++] = FB_PROBE_READ_STEP;
 	x->steps[x->nsteps++] = "may umount";
+}
+
+/*
+ * [workload] errors = X: every mount step that sets no errors= gets
+ * errors=X, appended to its options (the last word of the step).
+ */
+static void add_errors_option(struct casectx *x)
+{
+	const struct fb_scenario *s = x->s;
+	char why[256];
+	struct step st;
+
+	if (!s->errors)
+		return;
+	x->errors_steps = xcalloc(s->nsteps + 1, sizeof(char *));
+	for (int i = 0; i < s->nsteps; i++) {
+		size_t len = strlen(s->steps[i]) + 32;
+
+		if (step_parse(s->steps[i], &st, why, sizeof(why)) ||
+		    st.id != STEP_MOUNT || strstr(s->steps[i], "errors="))
+			continue;
+		x->errors_steps[i] = xrealloc(NULL, len);
+		snprintf(x->errors_steps[i], len, "%s%serrors=%s", s->steps[i],
+			 st.argc ? "," : " ", s->errors);
+		x->steps[i] = x->errors_steps[i];
+	}
 }
 
 /* The image copy, the target and the rules; 0 when the case can boot. */
@@ -776,6 +843,7 @@ static int prepare_case(struct casectx *x, const struct fb_golden *g)
 		x->steps[i] = x->c->scn->steps[i];
 	x->steps[x->nsteps - 2] = FB_PROBE_STEP;
 	x->steps[x->nsteps - 1] = FB_PROBE_READ_STEP;
+	add_errors_option(x);
 	if (x->s->next_mount)
 		add_next_pass(x);
 	if (fb_image_copy(g->path, x->image)) {
@@ -998,6 +1066,9 @@ static int record_case(struct casectx *x, const struct fb_golden *g)
 		unlink(x->image);
 	fb_target_free(&x->tgt);
 	free(x->steps);
+	for (int i = 0; x->errors_steps && i < x->s->nsteps; i++)
+		free(x->errors_steps[i]);
+	free(x->errors_steps);
 	free(repro);
 	json_decref(rec);
 	return rc ? -1 : 0;

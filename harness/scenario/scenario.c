@@ -1034,8 +1034,18 @@ static void set_step(struct ctx *c, const struct fb_entry *e)
 			bad(c, e, "next-mount = %s: expected yes or no", e->value);
 		return;
 	}
+	if (!strcmp(e->key, "errors")) {
+		if (!strcmp(e->value, "remount-ro") || !strcmp(e->value, "continue") ||
+		    !strcmp(e->value, "panic")) {
+			free(s->errors);
+			s->errors = xstrdup(e->value);
+		} else {
+			bad(c, e, "errors = %s: accepted: remount-ro, continue, panic", e->value);
+		}
+		return;
+	}
 	if (strcmp(e->key, "step")) {
-		bad(c, e, "[workload] unknown key '%s'; accepted: step, next-mount", e->key);
+		bad(c, e, "[workload] unknown key '%s'; accepted: step, next-mount, errors", e->key);
 		return;
 	}
 	text = xstrdup(e->value);
@@ -1389,6 +1399,7 @@ void fb_scenario_free(struct fb_scenario *s)
 	fb_strv_free(s->kernels);
 	free(s->pop);
 	free(s->steps);
+	free(s->errors);
 	free(s->axes);
 	free(s->entries);
 	free(s->expects);
@@ -1558,6 +1569,8 @@ void fb_scenario_print(FILE *f, const struct fb_scenario *s, const char *kernel)
 	fprintf(f, "\n[workload]\n");
 	if (s->next_mount)
 		fprintf(f, "next-mount = yes\n");
+	if (s->errors)
+		fprintf(f, "errors = %s\n", s->errors);
 	for (int i = 0; i < s->nsteps; i++)
 		fprintf(f, "step = %s\n", s->steps[i]);
 	fb_scenario_expect(s, kernel, &x);

@@ -123,6 +123,10 @@ struct fb_scenario {
 	int nsteps;
 	bool next_mount;	/* [workload] next-mount: after the workload, the
 				   same boot unmounts, mounts again and walks it all */
+	char *errors;		/* [workload] errors: remount-ro, continue or panic,
+				   added to every mount step without errors=; NULL:
+				   the steps as written (the agent's default is
+				   remount-ro) */
 
 	struct fb_entry *axes;	/* [axes]: values this scenario accepts per axis */
 	int naxes;
