@@ -649,11 +649,11 @@ static const char *field_accepted(int field)
 {
 	switch (field) {
 	case FB_EXP_DETECT: return "none, csum, sanity, io, mount";
-	case FB_EXP_REACTION: return "none, recovered, error-continue, remount-ro, mount-refused, hang, panic, oops, kasan";
+	case FB_EXP_REACTION: return "none, recovered, error-continue, remount-ro, shutdown, mount-refused, hang, panic, oops, kasan";
 	case FB_EXP_FSCK: return "clean, repaired, unrepaired";
 	case FB_EXP_DATA: return "intact, lost, changed";
 	case FB_EXP_DETECT_NEXT: return "none, csum, sanity, io, mount, not-run";
-	case FB_EXP_REACTION_NEXT: return "none, recovered, error-continue, remount-ro, mount-refused, hang, panic, oops, kasan, not-run";
+	case FB_EXP_REACTION_NEXT: return "none, recovered, error-continue, remount-ro, shutdown, mount-refused, hang, panic, oops, kasan, not-run";
 	case FB_EXP_UNDETECTED: return "n/a, never-read, overwritten-before-read, data-block, redundant-copy-unused, resealed, not-covered, unexplained";
 	default: return "yes, no";
 	}
