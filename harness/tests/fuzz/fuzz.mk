@@ -25,13 +25,13 @@ HF_FLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
 HF_SCENARIO_SRCS := $(addprefix harness/,scenario/scenario.c scenario/matrix.c \
-	scenario/vocab.c util.c outcome.c kernels.c guest/steps.c) $(HF)/fuzz.c
+	scenario/vocab.c util.c outcome.c kernels.c kernel_image.c guest/steps.c) $(HF)/fuzz.c
 HF_SRCS_scenario := $(HF_SCENARIO_SRCS) $(HF)/fuzz-scenario.c
 HF_SRCS_matrix := $(HF_SCENARIO_SRCS) $(HF)/fuzz-matrix.c
 HF_SRCS_classify := $(addprefix harness/,classify/classify.c classify/klog.c \
 	classify/attrib.c outcome.c util.c report/report_dmesg.c) $(HF)/fuzz-classify.c
 HF_SRCS_runload := $(REPORT_SRCS) $(addprefix harness/,util.c outcome.c \
-	kernels.c classify/klog.c) $(HF)/fuzz.c $(HF)/fuzz-runload.c
+	kernels.c kernel_image.c classify/klog.c) $(HF)/fuzz.c $(HF)/fuzz-runload.c
 HF_SRCS_steps := harness/guest/steps.c $(HF)/fuzz-steps.c
 # The object types a scenario names come from the corruptor library, linked
 # as built (not instrumented: it is not the parser under test).
