@@ -47,6 +47,7 @@ struct bisect {
 	char out[PATH_MAX];
 	char good_sha[64], bad_sha[64];
 	char name[64];		/* the kernel's folder: build/kernel/NAME */
+	char top[PATH_MAX];	/* where the command ran: the matrices are found from there */
 };
 
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -243,8 +244,8 @@ static int step(const struct bisect *b, const char *sha, char *buf, size_t len)
 /* OUT/params: what this bisection is; a second run must ask the same. */
 static void params_text(const struct bisect *b, char *buf, size_t len)
 {
-	snprintf(buf, len, "case %s\nmatrix %s\nfield %s\ngood %s\nbad %s\nname %s\n", b->cas,
-		 b->matrix, b->field, b->good_sha, b->bad_sha, b->name);
+	snprintf(buf, len, "case %s\nmatrix %s\nfield %s\ngood %s\nbad %s\nname %s\ntop %s\n",
+		 b->cas, b->matrix, b->field, b->good_sha, b->bad_sha, b->name, b->top);
 }
 
 static int load_params(struct bisect *b, const char *out)
@@ -274,8 +275,9 @@ static int load_params(struct bisect *b, const char *out)
 		else if (!strcmp(line, "good")) snprintf(b->good_sha, sizeof(b->good_sha), "%s", v);
 		else if (!strcmp(line, "bad")) snprintf(b->bad_sha, sizeof(b->bad_sha), "%s", v);
 		else if (!strcmp(line, "name")) snprintf(b->name, sizeof(b->name), "%s", v);
+		else if (!strcmp(line, "top")) snprintf(b->top, sizeof(b->top), "%s", v);
 	}
-	return b->cas && b->matrix && b->field && b->name[0] ? 0 : -1;
+	return b->cas && b->matrix && b->field && b->name[0] && b->top[0] ? 0 : -1;
 }
 
 /* git bisect run's script: compare this revision's outcome with GOOD's. */
@@ -287,6 +289,11 @@ static int bisect_step(const char *out)
 
 	if (load_params(&b, out))
 		return STEP_ABORT;
+	/* git bisect run starts this in the worktree; the matrix is found from the top */
+	if (chdir(b.top)) {
+		fprintf(stderr, "flipbed bisect: %s: %s\n", b.top, strerror(errno));
+		return STEP_ABORT;
+	}
 	snprintf(treedir, sizeof(treedir), "%s/tree", out);
 	if (resolve(treedir, "HEAD", sha, sizeof(sha)))
 		return STEP_ABORT;
@@ -402,7 +409,15 @@ static int check(struct bisect *b)
 			   b->cas, b->matrix, b->matrix);
 	if (fb_mkdirs(b->out))
 		return bad("--out %s: %s", b->out, strerror(errno));
+	/* absolute: git bisect run starts each step in the worktree */
+	char *abs = realpath(b->out, NULL);
+	if (!abs)
+		return bad("--out %s: %s", b->out, strerror(errno));
+	snprintf(b->out, sizeof(b->out), "%s", abs);
+	free(abs);
 	snprintf(b->name, sizeof(b->name), "bisect-%.8s", b->bad_sha);
+	if (!getcwd(b->top, sizeof(b->top)))
+		return bad("getcwd: %s", strerror(errno));
 	return 0;
 }
 
@@ -454,15 +469,8 @@ static int bisect(struct bisect *b)
 	}
 	snprintf(self, sizeof(self), "%s/bin/flipbed", build_dir());
 	snprintf(logpath, sizeof(logpath), "%s/bisect-run.log", b->out);
-	{
-		char cwd[PATH_MAX];
-		char *argv[] = { "git", "-C", treedir, "bisect", "run", self, "bisect", "--step",
-				 b->out, NULL };
-		/* the steps run the matrix from the repository's top, as this command does */
-		if (!getcwd(cwd, sizeof(cwd)))
-			return EXIT_INFRA;
-		rc = run(cwd, logpath, argv);
-	}
+	rc = run(NULL, logpath, (char *[]){ "git", "-C", treedir, "bisect", "run", self, "bisect",
+					  "--step", b->out, NULL });
 	f = fopen(logpath, "r");
 	while (f && fgets(line, sizeof(line), f))
 		if (strstr(line, " is the first bad commit"))
