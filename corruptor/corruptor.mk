@@ -62,7 +62,7 @@ $(FBX)/tests/fuzz.sh: $(FBX_FUZZER)
 fuzz-long: fuzz-long-corruptor
 fuzz-long-corruptor: $(FBX_FUZZER)
 	@mkdir -p $(B)/fuzz/corruptor-corpus
-	FLIPBED_FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	FLIPBED_FUZZ_SECONDS=$(FUZZ_SECONDS) FLIPBED_FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) \
 	FLIPBED_FUZZ_CORPUS=$(B)/fuzz/corruptor-corpus \
 	FLIPBED_FUZZ_CRASHES=$(B)/fuzz/corruptor-crashes \
 		$(FBX)/tests/fuzz.sh

@@ -75,13 +75,17 @@ require_kernel() {
 # in one line what it did:
 #   NAME: N executions in S s (R/s); corpus C inputs (+M new); K crashes
 # Returns non-zero when the target failed or kept a crashing input.
+# FLIPBED_FUZZ_TIMEOUT (default 10) is libFuzzer's -timeout, seconds of wall
+# time for one input: on a machine busy with other work, or at a low
+# scheduling priority, a fast input can wait longer than that for a CPU
+# and be kept as a "timeout" that is not one.
 fuzz() {
 	_name=$1 _bin=$2 _secs=$3 _corpus=$4 _seeds=$5 _crashes=$6
 	shift 6
 	mkdir -p "$_corpus" "$_crashes" || return 1
 	_before=$(find "$_corpus" -maxdepth 1 -type f | wc -l)
 	_found=$(find "$_crashes" -maxdepth 1 -type f | wc -l)
-	"$_bin" -max_total_time="$_secs" -timeout=10 -print_final_stats=1 \
+	"$_bin" -max_total_time="$_secs" -timeout="${FLIPBED_FUZZ_TIMEOUT:-10}" -print_final_stats=1 \
 		-artifact_prefix="$_crashes/" "$@" "$_corpus" "$_seeds" > "$T/$_name.log" 2>&1
 	_rc=$?
 	# libFuzzer's closing lines, or the end of its report when it failed

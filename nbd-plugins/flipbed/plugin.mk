@@ -134,6 +134,8 @@ $(FB)/tests/plugin-fuzz.sh: $(FB_FUZZER)
 # A long run keeps what it finds: the corpus under build/fuzz/ grows from
 # run to run (make clean leaves it), crashes are kept beside it.
 FUZZ_SECONDS ?= 600
+# libFuzzer's -timeout for one input (wall seconds; raise it on a busy machine)
+FUZZ_TIMEOUT ?= 10
 FB_FUZZ_DIR := $(B)/fuzz
 
 .PHONY: fuzz-long fuzz-long-plugin bench-plugin bench-plugin-witness \
@@ -141,7 +143,7 @@ FB_FUZZ_DIR := $(B)/fuzz
 fuzz-long: fuzz-long-plugin
 fuzz-long-plugin: $(FB_FUZZER)
 	@mkdir -p $(FB_FUZZ_DIR)/plugin-corpus
-	FLIPBED_FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	FLIPBED_FUZZ_SECONDS=$(FUZZ_SECONDS) FLIPBED_FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) \
 	FLIPBED_FUZZ_CORPUS=$(FB_FUZZ_DIR)/plugin-corpus \
 	FLIPBED_FUZZ_CRASHES=$(FB_FUZZ_DIR)/plugin-crashes \
 		$(FB)/tests/plugin-fuzz.sh

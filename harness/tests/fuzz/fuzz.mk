@@ -59,5 +59,5 @@ $(HF)/run.sh: $(HF_BINS)
 .PHONY: fuzz-long fuzz-long-harness
 fuzz-long: fuzz-long-harness
 fuzz-long-harness: $(HF_BINS)
-	@FLIPBED_FUZZ_SECONDS=$(FUZZ_SECONDS) FLIPBED_FUZZ_KEEP=$(B)/fuzz \
+	@FLIPBED_FUZZ_SECONDS=$(FUZZ_SECONDS) FLIPBED_FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) FLIPBED_FUZZ_KEEP=$(B)/fuzz \
 		$(HF)/run.sh
