@@ -278,10 +278,13 @@ for port in $ctld_port $slurmd_port; do
 		check_fail "port $port still listens"
 done
 [ ! -e "$S/munge/munge.sock" ] || check_fail "munge's socket $S/munge/munge.sock is left"
-# (this test's own output may be a file named so: it is not the cluster's)
+# (this test's own output may be a file named so: it is not the cluster's;
+# nor is anything in this repository, which may itself be under /tmp:
+# $S is build/slurm)
 outside=$(find /run /var/run /var/spool /var/log /var/lib /etc /tmp /dev/shm -maxdepth 3 \
 	\( -iname '*slurm*' -o -iname '*munge*' \) -newer "$T/marker" 2>/dev/null |
-	grep -vFx -e "$(readlink -f /proc/$$/fd/1)" -e "$(readlink -f /proc/$$/fd/2)" | sort -u)
+	grep -vFx -e "$(readlink -f /proc/$$/fd/1)" -e "$(readlink -f /proc/$$/fd/2)" |
+	awk -v top="$(cd "$top" && pwd -P)/" 'index($0 "/", top) != 1' | sort -u)
 [ -z "$outside" ] || check_fail "state written outside $S: $outside"
 [ -z "$(find "$T" -mindepth 1 -maxdepth 1 -name 'flipbed-*')" ] ||
 	check_fail "flipbed's private directories are left in $T"
