@@ -32,7 +32,9 @@ if [ "$(cat "$tree/.git/flipbed-stamp" 2>/dev/null)" != "$stamp" ]; then
 	echo "making $tree: $pkg $version and the series as commits"
 	rm -rf "$tree" && mkdir -p "$tree" || fail "cannot make $tree"
 	tar -xf "$tarball" -C "$tree" --strip-components=1 || fail "cannot extract $tarball"
-	g init -q && g add -A && g commit -q -m "$pkg $version (Debian)" && g tag base ||
+	# Debian's .gitignore ignores everything at the top (its packaging
+	# repository holds only debian/): the source is added by force
+	g init -q && g add -A -f && g commit -q -m "$pkg $version (Debian)" && g tag base ||
 		fail "cannot commit the Debian source in $tree"
 	for p in $(grep -v '^[[:space:]]*\(#\|$\)' "$series/series"); do
 		g am -q "$series/$p" || fail "git am $p failed in $tree"
