@@ -58,6 +58,7 @@ int fb_cmd_parse(const char *line, struct fb_cmd *cmd, char *err, size_t errlen)
 		{ "add", FB_CMD_ADD }, { "del", FB_CMD_DEL },
 		{ "clear", FB_CMD_CLEAR }, { "list", FB_CMD_LIST },
 		{ "stats", FB_CMD_STATS }, { "release", FB_CMD_RELEASE },
+		{ "freeze", FB_CMD_FREEZE },
 	};
 	const char *p = skip_blanks(line);
 	size_t n = word_len(p), i;
@@ -70,7 +71,7 @@ int fb_cmd_parse(const char *line, struct fb_cmd *cmd, char *err, size_t errlen)
 	}
 	if (i == sizeof cmds / sizeof cmds[0]) {
 		snprintf(err, errlen, "unknown command '%.*s' (expected add, "
-			 "del, clear, list, stats or release)",
+			 "del, clear, list, stats, release or freeze)",
 			 (int)(n > 32 ? 32 : n), p);
 		return -1;
 	}

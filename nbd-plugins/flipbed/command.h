@@ -11,7 +11,7 @@
 #include "rule.h"
 
 enum fb_cmd_kind { FB_CMD_ADD, FB_CMD_DEL, FB_CMD_CLEAR, FB_CMD_LIST,
-		   FB_CMD_STATS, FB_CMD_RELEASE };
+		   FB_CMD_STATS, FB_CMD_RELEASE, FB_CMD_FREEZE };
 
 struct fb_cmd {
 	enum fb_cmd_kind kind;

@@ -297,6 +297,10 @@ void fb_control_execute(const char *line,
 	case FB_CMD_RELEASE:
 		answer(put, opaque, "ok released=%" PRIu64, fb_stall_release());
 		break;
+	case FB_CMD_FREEZE:
+		fp_image_freeze();
+		answer(put, opaque, "ok");
+		break;
 	}
 	fb_cmd_free(&cmd);
 }

@@ -293,6 +293,8 @@ static int flipbed_pread(void *handle, void *buf, uint32_t count,
 			 uint64_t offset, uint32_t flags)
 {
 	fb_stats_read();
+	if (fp_image_frozen())
+		return fp_image_pread(buf, count, offset);
 	if (fb_rules_armed() || fb_witness_armed())
 		return fb_inject_read(buf, count, offset);
 	return fp_image_pread(buf, count, offset);
@@ -323,6 +325,8 @@ static int store(enum fb_op op, const void *buf, uint32_t count,
 	int r;
 
 	fb_stats_write();
+	if (fp_image_frozen())
+		return 0;
 	if (fb_rules_armed() || fb_witness_armed())
 		r = fb_inject_write(op, buf, count, offset, flags);
 	else
@@ -352,6 +356,8 @@ static int flipbed_trim(void *handle, uint32_t count, uint64_t offset,
 
 static int flipbed_flush(void *handle, uint32_t flags)
 {
+	if (fp_image_frozen())
+		return 0;
 	if (fp_image_flush() < 0)
 		return -1;
 	if (fb_writelog_active())

@@ -21,6 +21,17 @@
 static int fd = -1;
 static bool writable;
 static uint64_t size;
+static _Atomic bool frozen;
+
+void fp_image_freeze(void)
+{
+	frozen = true;
+}
+
+bool fp_image_frozen(void)
+{
+	return frozen;
+}
 
 int fp_image_open(const char *path)
 {

@@ -16,6 +16,16 @@ void fp_image_close(void);
 uint64_t fp_image_size(void);
 bool fp_image_writable(void);
 
+/*
+ * The control socket's freeze: from now on the image keeps what it holds.
+ * The plugin then acknowledges writes, zeroes, trims and flushes without
+ * applying them, and serves reads as the image holds them, through no
+ * rule and no witness: the guest's disk is over, as at a power cut, while
+ * the guest winds down.
+ */
+void fp_image_freeze(void);
+bool fp_image_frozen(void);
+
 int fp_image_pread(void *buf, uint64_t len, uint64_t off);
 int fp_image_pwrite(const void *buf, uint64_t len, uint64_t off);
 int fp_image_flush(void);

@@ -14,6 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+#include <libnbd.h>
+
 #include "helper.h"
 
 #define SIZE (1 << 20)
@@ -270,6 +273,44 @@ static void test_slow_reader(void)
 	free(buf);
 }
 
+/*
+ * freeze: the writes before it reach the image, those after it are
+ * acknowledged and dropped, reads after it pass no rule and log nothing.
+ */
+static void test_freeze(uint8_t *buf)
+{
+	struct nbd_handle *h = fbt_connect();
+	size_t before;
+	json_t *log;
+
+	expect_err("freeze now", "takes no argument");
+	memset(buf, 0xa5, 4096);
+	fbt_pwrite(h, buf, 4096, 8192, 0);
+	fbt_ctl_ok("add id=w on=read at=8192 len=16 zero");
+	log = fbt_faultlog();
+	before = json_array_size(log);
+	json_decref(log);
+	expect("freeze", "ok\n");
+	memset(buf, 0x5a, 4096);
+	fbt_pwrite(h, buf, 4096, 8192, 0);
+	fbt_pwrite(h, buf, 4096, 0, LIBNBD_CMD_FLAG_FUA);
+	CHECK(nbd_flush(h, 0) == 0, "flush after freeze: %s", nbd_get_error());
+	fbt_pread(h, buf, 4096, 8192);
+	for (size_t i = 0; i < 4096; i++)
+		CHECK(buf[i] == 0xa5, "byte %zu after freeze: read 0x%02x, the image "
+		      "holds 0xa5 (a write went through, or a rule applied)", 8192 + i, buf[i]);
+	nbd_close(h);
+	fbt_read_image(buf, 4096, 8192);
+	CHECK(buf[0] == 0xa5 && buf[4095] == 0xa5, "the image changed after freeze");
+	fbt_read_image(buf, 4096, 0);
+	for (size_t i = 0; i < 4096; i++)
+		CHECK(buf[i] == fbt_pattern(i), "byte %zu written after freeze", i);
+	log = fbt_faultlog();
+	CHECK(json_array_size(log) == before, "the fault log grew after freeze: %zu "
+	      "records, %zu before", json_array_size(log), before);
+	json_decref(log);
+}
+
 int main(void)
 {
 	static uint8_t buf[SIZE];
@@ -298,6 +339,7 @@ int main(void)
 	for (i = 0; i < SIZE; i++)
 		CHECK(buf[i] == fbt_pattern(i), "byte %zu changed by bad input", i);
 	expect("stats", "ok reads=50 writes=0 faults=50 held=0\n");
+	test_freeze(buf);
 	fbt_stop();
 	printf("control: all checks passed\n");
 	return 0;
