@@ -95,6 +95,8 @@ int fb_nbd_start(struct fb_nbd *n, const struct fb_nbd_config *c, char *why, siz
 	}
 	argv[i] = NULL;
 
+	/* a pid file left by an nbdkit killed before would read as ready */
+	unlink(pidfile);
 	err = open(n->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (err < 0 || fb_proc_spawn(&n->proc, "nbdkit", argv, -1, -1, err)) {
 		snprintf(why, len, "cannot start nbdkit: %s", strerror(errno));
