@@ -7,8 +7,10 @@
  * The agent's stream ("A " lines) is in order: everything before the first
  * A line of the mark (its kmsg line "flipbed-mark WORD", or the step's
  * result when the kmsg line is missing) is the first part. The console
- * ("C " lines) arrives on its own channel, so its lines are cut by their
- * printk time instead: before the mark's time, first part. Host lines
+ * ("C " lines) arrives on its own channel: a console line goes where the
+ * agent's kmsg line of the same message is, and one without (the agent
+ * stopped or died first) by its printk time: before the mark's time,
+ * first part. Host lines
  * ("H ") before the mark go to the first part; the boot's end ("H exit")
  * and everything after the mark to the second. "A ready" goes to both,
  * so that neither part reads as a guest that never came up.
@@ -47,6 +49,43 @@ static long long console_usec(const char *line, size_t len)
 	if (digits != 6 || p >= end || *p != ']')
 		return -1;
 	return sec * 1000000 + frac;
+}
+
+/*
+ * The agent's kmsg line of console line LINE ("C [   T] TEXT"): the first
+ * "A kmsg SEQ LEVEL USEC TEXT" with the same time and text, or NULL (the
+ * agent had stopped, or died, or the text was escaped). Its place in the
+ * agent's stream places the console line exactly: printk's clock ticks
+ * in jiffies under TCG, so a line and a mark often share a time.
+ */
+static const char *twin(const char *text, const char *end, const char *line, size_t len)
+{
+	long long us = console_usec(line, len);
+	const char *ct = memchr(line, ']', len), *p;
+	size_t ctl;
+
+	if (us < 0 || !ct || ct + 2 > line + len)
+		return NULL;
+	ct += 2;
+	ctl = line + len - ct;
+	for (p = text; p < end;) {
+		const char *nl = memchr(p, '\n', end - p), *e = nl ? nl : end, *q = p + 7;
+
+		if (starts(p, e - p, "A kmsg ")) {
+			/* past SEQ and LEVEL to USEC, then TEXT */
+			for (int i = 0; i < 2 && q < e; i++) {
+				q = memchr(q, ' ', e - q);
+				q = q ? q + 1 : e;
+			}
+			if (q < e && strtoll(q, NULL, 10) == us) {
+				q = memchr(q, ' ', e - q);
+				if (q && (size_t)(e - q - 1) == ctl && !memcmp(q + 1, ct, ctl))
+					return p;
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return NULL;
 }
 
 /* Whether LINE is the mark: its kmsg line (*usec set) or its step result. */
@@ -133,8 +172,10 @@ int fb_transcript_split(const char *text, size_t len, const char *word,
 			part = 0;
 		} else if (starts(p, n, "C ")) {
 			long long us = console_usec(p, n);
+			const char *tw = twin(text, end, p, n);
 
-			part = mark_usec >= 0 && us >= 0 ? us >= mark_usec : p >= mark;
+			part = tw ? tw >= mark :
+			       mark_usec >= 0 && us >= 0 ? us >= mark_usec : p >= mark;
 		} else if (starts(p, n, "A ready")) {
 			rc = append(&b[1], &l[1], &cap[1], p, n);
 			part = 0;
@@ -163,4 +204,71 @@ int fb_transcript_split(const char *text, size_t len, const char *word,
 	if (!mark)
 		free(b[1]);
 	return 0;
+}
+
+/*
+ * The batch's cut (split.h): every line goes to the part after the last
+ * mark before it, by its place in the agent's stream, or for a console
+ * line with a printk time by that time, as fb_transcript_split() cuts at
+ * one mark.
+ */
+int fb_transcript_cut(const char *text, size_t len, const char *const *words, int n,
+		      char **parts, size_t *lens)
+{
+	const char *end = text + len, *p;
+	const char **pos = calloc(n ? n : 1, sizeof(*pos));
+	long long *usec = calloc(n ? n : 1, sizeof(*usec));
+	size_t *cap = calloc(n + 1, sizeof(*cap));
+	const char *from = text;
+	int rc = pos && usec && cap ? 0 : -1;
+
+	for (int k = 0; k <= n; k++) {
+		parts[k] = NULL;
+		lens[k] = 0;
+	}
+	/* each mark in turn, after the last one found; a missing one is skipped */
+	for (int k = 0; rc == 0 && k < n; k++) {
+		usec[k] = -1;
+		for (p = from; p < end && !pos[k];) {
+			const char *nl = memchr(p, '\n', end - p), *e = nl ? nl : end;
+
+			if (starts(p, e - p, "A kmsg ") && is_mark(p, e - p, words[k], &usec[k])) {
+				pos[k] = p;
+				from = nl ? nl + 1 : end;
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
+	for (p = text; rc == 0 && p < end;) {
+		const char *nl = memchr(p, '\n', end - p), *e = nl ? nl : end;
+		size_t ln = e - p;
+		long long us = starts(p, ln, "C ") ? console_usec(p, ln) : -1;
+		const char *at = us >= 0 ? twin(text, end, p, ln) : NULL;
+		int part = 0;
+
+		/* the part after the last mark before the line (its twin's place) */
+		if (at)
+			us = -1;
+		else
+			at = p;
+		if (!starts(p, ln, "A ready"))
+			for (int k = 0; k < n; k++)
+				if (pos[k] && (us >= 0 && usec[k] >= 0 ? us >= usec[k] : at >= pos[k]))
+					part = k + 1;
+		rc = append(&parts[part], &lens[part], &cap[part], p, ln);
+		p = nl ? nl + 1 : end;
+	}
+	for (int k = 0; rc == 0 && k <= n; k++)
+		if (!parts[k])
+			rc = append(&parts[k], &lens[k], &cap[k], "", 0);
+	if (rc) {
+		for (int k = 0; k <= n; k++) {
+			free(parts[k]);
+			parts[k] = NULL;
+		}
+	}
+	free(pos);
+	free(usec);
+	free(cap);
+	return rc;
 }

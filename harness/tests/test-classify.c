@@ -661,11 +661,71 @@ static void test_split_next_mount(void **state)
 	free(a);
 }
 
+/*
+ * A batch's boot cut at its marks: the boot's lines, each case's own (the
+ * agent's stream by place, the console by printk time, a console line that
+ * came late still goes to its case), a release's lines apart, and a case
+ * whose mark never came gets nothing.
+ */
+static void test_cut_batch(void **state)
+{
+	static const char t[] =
+		"C [    0.100000] boot line\n"
+		"A ready\n"
+		"A kmsg 10 5 500000 flipbed-mark case-fb0\n"
+		"A step 1 mount -> ok\n"
+		"A kmsg 11 3 600000 EXT4-fs error (device vda): case zero\n"
+		"A kmsg 11 3 800000 EXT4-fs (vda): late\n"
+		"A done 1 0 mounted\n"
+		"A kmsg 12 5 700000 flipbed-mark release-fb0\n"
+		"A kmsg 13 6 710000 EXT4-fs (vda): unmounting filesystem.\n"
+		"A released ok\n"
+		"A kmsg 14 5 800000 flipbed-mark case-fb1\n"
+		"C [    0.600000] EXT4-fs error (device vda): case zero\n"
+		/* the same time as the mark, yet case zero's: its twin says so */
+		"C [    0.800000] EXT4-fs (vda): late\n"
+		"A step 1 mount -> err EUCLEAN\n"
+		"C [    0.900000] EXT4-fs (vdb): case one\n"
+		"A done 0 1\n"
+		"H exit clean\n";
+	const char *words[] = { "case-fb0", "release-fb0", "case-fb1", "release-fb1", "case-fb2" };
+	char *parts[6];
+	size_t lens[6];
+
+	(void)state;
+	assert_int_equal(fb_transcript_cut(t, strlen(t), words, 5, parts, lens), 0);
+	assert_non_null(strstr(parts[0], "boot line"));
+	assert_non_null(strstr(parts[0], "A ready"));
+	assert_null(strstr(parts[0], "mount"));
+	/* case 0: its step, its kmsg line, and the console line that came late */
+	assert_non_null(strstr(parts[1], "A step 1 mount -> ok"));
+	assert_non_null(strstr(parts[1], "C [    0.600000] EXT4-fs error (device vda): case zero"));
+	assert_non_null(strstr(parts[1], "A done 1 0 mounted"));
+	assert_null(strstr(parts[1], "unmounting"));
+	assert_null(strstr(parts[1], "case one"));
+	assert_non_null(strstr(parts[1], "C [    0.800000] EXT4-fs (vda): late"));
+	assert_null(strstr(parts[3], "late"));
+	/* the release: apart */
+	assert_non_null(strstr(parts[2], "unmounting filesystem"));
+	assert_non_null(strstr(parts[2], "A released ok"));
+	/* case 1, to the boot's end */
+	assert_non_null(strstr(parts[3], "err EUCLEAN"));
+	assert_non_null(strstr(parts[3], "case one"));
+	assert_non_null(strstr(parts[3], "H exit clean"));
+	assert_null(strstr(parts[3], "case zero"));
+	/* no release of case 1, no case 2: nothing */
+	assert_string_equal(parts[4], "\n");
+	assert_string_equal(parts[5], "\n");
+	for (int k = 0; k < 6; k++)
+		free(parts[k]);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct CMUnitTest direct[] = {
 		cmocka_unit_test(test_dedup),
 		cmocka_unit_test(test_split_next_mount),
+		cmocka_unit_test(test_cut_batch),
 		cmocka_unit_test(test_excerpt_start),
 		cmocka_unit_test(test_probe_missing),
 		cmocka_unit_test(test_probe_last),
