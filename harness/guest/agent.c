@@ -7,6 +7,7 @@
  * what each step returned and the host decides. Protocol: README.md.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,14 +59,72 @@ static void wait_for(const char *path)
 		nanosleep(&ts, NULL);
 }
 
-/* Collect "step TEXT" lines until "go"; 0 on go, -1 if the host left. */
+static char disk[64] = DEFAULT_DISK;
+static char serial[32];	/* the host's name of the current case's disk, or "" */
+
+const char *agent_disk(void)
+{
+	return disk;
+}
+
+/*
+ * The disk whose virtio serial number is SERIAL (QEMU's serial= of the
+ * virtio-blk device): the kernel names the disks in the order it probes
+ * them, the host knows them by the serial it gave. 0, or ENODEV after
+ * waiting as wait_for() does.
+ */
+static int find_disk(const char *want)
+{
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+	char path[64], got[64];
+
+	for (int i = 0; i < 1000; i++) {
+		for (char c = 'a'; c <= 'z'; c++) {
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/sys/block/vd%c/serial", c);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			got[0] = '\0';
+			if (!fgets(got, sizeof(got), f))
+				got[0] = '\0';
+			fclose(f);
+			got[strcspn(got, "\n")] = '\0';
+			if (!strcmp(got, want)) {
+				snprintf(disk, sizeof(disk), "/dev/vd%c", c);
+				wait_for(disk);
+				return 0;
+			}
+		}
+		nanosleep(&ts, NULL);
+	}
+	return ENODEV;
+}
+
+/*
+ * Collect the host's lines for one case: "disk SERIAL" (a batch: the disk
+ * of this case), "step TEXT" lines, then "go" (1). "halt" (0): no more
+ * cases; "release" (2): unmount what the last case left; -1 if the host
+ * left.
+ */
 static int receive_steps(void)
 {
 	char *line;
 
 	while ((line = chan_recv())) {
 		if (!strcmp(line, "go"))
+			return 1;
+		if (!strcmp(line, "halt"))
 			return 0;
+		if (!strcmp(line, "release"))
+			return 2;
+		if (!strncmp(line, "disk ", 5)) {
+			snprintf(serial, sizeof(serial), "%s", line + 5);
+			if (find_disk(serial))
+				chan_send("error no disk has the serial number %s", serial);
+			continue;
+		}
 		if (strncmp(line, "step ", 5))
 			continue;
 		if (nsteps == MAX_STEPS) {
@@ -76,6 +135,62 @@ static int receive_steps(void)
 	}
 	return -1;
 }
+
+/*
+ * The start of a case of a batch in the kernel log, where the host cuts
+ * the shared log into cases (classify/split.c): "flipbed-mark case-SERIAL"
+ * at level 5, which the quiet console does not show; the console is cut
+ * by its printk time.
+ */
+static void mark_case(void)
+{
+	char line[64];
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "<5>flipbed-mark case-%s", serial);
+	if (write(fd, line, n) != n)
+		chan_send("error cannot write the case mark to /dev/kmsg: %s", strerror(errno));
+	close(fd);
+}
+
+/* Whether MNT is still a mount point: the case left its filesystem mounted. */
+static int mounted(void)
+{
+	struct stat a, b;
+
+	return !stat(MNT, &a) && !stat("/", &b) && a.st_dev != b.st_dev;
+}
+
+/*
+ * "release": the last case left /mnt mounted, and the host has frozen its
+ * disk (nothing written now reaches it, as after the reboot that ends a
+ * case alone): unmount it, a mark before, so that the host keeps these
+ * lines out of the case's transcript, and say "released ok" or
+ * "released ERRNAME" when /mnt is still mounted.
+ */
+static void release(void)
+{
+	char line[64], b[16];
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC), n, e = 0;
+
+	if (fd >= 0) {
+		n = snprintf(line, sizeof(line), "<5>flipbed-mark release-%s", serial);
+		if (write(fd, line, n) != n)
+			chan_send("error cannot write the release mark to /dev/kmsg: %s",
+				  strerror(errno));
+		close(fd);
+	}
+	for (int i = 0; i < 3 && mounted(); i++)
+		if (umount(MNT))
+			e = errno;
+	if (mounted() && umount2(MNT, MNT_DETACH))
+		e = errno;
+	kmsg_drain();
+	chan_send("released %s", mounted() ? errname(e ? e : EBUSY, b, sizeof(b)) : "ok");
+}
+
 
 /* Run step I; 1 if it met its expectation, 0 if not, -1 for "may". */
 static int run_step(int i)
@@ -102,9 +217,36 @@ static int run_step(int i)
 	return s.expect == EXPECT_ANY ? -1 : step_met(&s, result);
 }
 
-int main(void)
+/*
+ * One case: its steps, then "done PASSED FAILED", with " mounted" when it
+ * left /mnt mounted (the host then ends the batch: the next case's mount
+ * would stack on it).
+ */
+static void run_case(void)
 {
 	int passed = 0, failed = 0;
+
+	if (*serial)
+		mark_case();
+	wait_for(disk);
+	for (int i = 0; i < nsteps && !crashed; i++) {
+		int met = run_step(i);
+
+		passed += met == 1;
+		failed += met == 0;
+	}
+	fserror_stop();
+	kmsg_drain();
+	chan_send("done %d %d%s", passed, failed, mounted() ? " mounted" : "");
+	chan_drain();
+	for (int i = 0; i < nsteps; i++)
+		free(steps[i]);
+	nsteps = 0;
+}
+
+int main(void)
+{
+	int more;
 
 	setup();
 	wait_for(CHANNEL);
@@ -113,18 +255,23 @@ int main(void)
 	if (kmsg_start())
 		die("/dev/kmsg");
 	chan_send("ready");
-	if (receive_steps())
+	more = receive_steps();
+	if (more < 0)
 		die("the host closed the channel before 'go'");
-	wait_for(DISK);
-	for (int i = 0; i < nsteps && !crashed; i++) {
-		int met = run_step(i);
-
-		passed += met == 1;
-		failed += met == 0;
+	/* a batch: the host sends the next case, or "halt", after each "done" */
+	while (more > 0) {
+		run_case();
+		if (crashed)
+			break;
+		more = receive_steps();
+		if (more == 2) {
+			release();
+			more = receive_steps();
+		}
+		if (more > 0)
+			sync();	/* as before a reboot */
 	}
-	fserror_stop();
 	kmsg_stop();
-	chan_send("done %d %d", passed, failed);
 	chan_drain();
 	/* a crash step leaves the disk as the kernel left it: no sync */
 	if (!crashed)

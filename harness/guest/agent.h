@@ -14,11 +14,14 @@
 #include "steps.h"
 
 #define MNT "/mnt"
-#define DISK "/dev/vda"
+#define DEFAULT_DISK "/dev/vda"	/* the disk under test when the host names none */
 #define CHANNEL "/dev/hvc0"
 
 /* Not an errno: a step found content or a size other than the pattern's. */
 #define EBADDATA 1000
+
+/* agent.c: the disk under test of the current case ("/dev/vda" alone). */
+const char *agent_disk(void);
 
 /* chan.c: the line channel to the host (virtio console). */
 int chan_open(const char *path);

@@ -12,7 +12,7 @@
  * before umount the queue is drained and the watch closed. A thread sends
  * the events as they come (a step that hangs still shows them) and the
  * step runner drains the queue before each result line. Each event is one
- * "fserror ERRNO INO COUNT" line, at most FSERROR_MAX per boot, then one
+ * "fserror ERRNO INO COUNT" line, at most FSERROR_MAX per case, then one
  * "fserror-dropped K" at the end; a kernel that cannot watch says
  * "fserror-unavailable REASON" once. The lines are described in README.md.
  */
@@ -261,4 +261,13 @@ void fserror_stop(void)
 	}
 	if (dropped)
 		chan_send("fserror-dropped %llu", dropped);
+	/* the next case of a batch starts afresh: its own bound, its own report */
+	for (int i = 0; i < 2; i++) {
+		if (wake[i] >= 0)
+			close(wake[i]);
+		wake[i] = -1;
+	}
+	unavailable = 0;
+	sent = 0;
+	dropped = 0;
 }

@@ -68,7 +68,7 @@ static int op_mount(const struct step *s, char *detail, size_t len)
 			 *data ? "," : "", "errors=remount-ro");
 	snprintf(detail, len, "%s%s%s", data, s->argc ? " flags=" : "",
 		 s->argc ? s->argv[0] : "");
-	return mount(DISK, MNT, "ext4", flags, data) ? errno : 0;
+	return mount(agent_disk(), MNT, "ext4", flags, data) ? errno : 0;
 }
 
 static int write_all(int fd, const unsigned char *buf, size_t n)
