@@ -351,7 +351,8 @@ static int boot(struct boot *b, const char *kernel, const char *initrd,
 		.timeout = b->timeout, .steps = b->steps, .nsteps = b->nsteps,
 		.peer = &b->nbd.proc,
 	};
-	struct fb_vm_hooks hooks = { b, on_console, on_agent, on_wait };
+	struct fb_vm_hooks hooks = { .ctx = b, .console = on_console, .agent = on_agent,
+				     .wait = on_wait };
 	struct fb_vm_result r;
 	char why[1024];
 	int rc, unmet;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "boot/vm.h"
+#include "util.h"
 
 #define LINE_MAX_LEN 8192
 
@@ -34,6 +35,8 @@ struct run {
 	struct linebuf con, agent;
 	char log[4096];
 	char mem[16], disk[PATH_MAX + 128], src[PATH_MAX + 128], chan[PATH_MAX + 64];	/* QEMU arguments */
+	char (*bdisk)[PATH_MAX + 160];	/* a batch's -blockdev and -device arguments */
+	double deadline;	/* since start: the current case's end */
 	int done;
 };
 
@@ -135,6 +138,8 @@ static void on_agent_line(struct run *x, char *line)
 		x->h->agent(x->h->ctx, line);
 	if (!strcmp(line, "ready")) {
 		r->t.ready = since(&x->start);
+		if (x->c->serial)
+			send_line(x, "disk %s\n", x->c->serial);
 		for (int i = 0; i < x->c->nsteps; i++)
 			send_line(x, "step %s\n", x->c->steps[i]);
 		send_line(x, "%s\n", "go");
@@ -145,8 +150,30 @@ static void on_agent_line(struct run *x, char *line)
 			return;
 		}
 		send_line(x, "continue %s\n", line + 5);
-	} else if (sscanf(line, "done %d %d", &r->passed, &r->failed) == 2) {
-		r->t.done = since(&x->start);
+	} else if (sscanf(line, "done %d %d", &r->passed, &r->failed) == 2 ||
+		   !strncmp(line, "released ", 9)) {
+		struct fb_vm_segment seg = { 0 };
+		int next;
+
+		if (line[0] == 'd')
+			r->t.done = since(&x->start);
+		next = x->h->next ? x->h->next(x->h->ctx, &seg) : 0;
+		if (next == 2) {
+			send_line(x, "%s\n", "release");
+			return;
+		}
+		if (!next) {
+			send_line(x, "%s\n", "halt");
+			return;
+		}
+		/* the "done" was the last case's: the next one has said nothing yet */
+		r->t.done = -1;
+		x->deadline = since(&x->start) + seg.timeout;
+		if (seg.serial)
+			send_line(x, "disk %s\n", seg.serial);
+		for (int i = 0; i < seg.nsteps; i++)
+			send_line(x, "step %s\n", seg.steps[i]);
+		send_line(x, "%s\n", "go");
 	}
 }
 
@@ -246,10 +273,25 @@ static void build_argv(struct run *x, char **argv)
 	argv[i++] = "stdio,id=con,signal=off";
 	argv[i++] = "-serial";
 	argv[i++] = "chardev:con";
-	argv[i++] = "-blockdev";
-	argv[i++] = x->disk;
-	argv[i++] = "-device";
-	argv[i++] = "virtio-blk-device,drive=disk0";
+	if (c->ndisks) {
+		/* a batch: the guest finds each case's disk by its serial */
+		for (int d = 0; d < c->ndisks; d++) {
+			snprintf(x->bdisk[2 * d], sizeof(x->bdisk[0]),
+				 "driver=nbd,server.type=unix,server.path=%s,node-name=disk%d,"
+				 "cache.direct=off,cache.no-flush=off", c->disks[d].sock, d);
+			snprintf(x->bdisk[2 * d + 1], sizeof(x->bdisk[0]),
+				 "virtio-blk-device,drive=disk%d,serial=%s", d, c->disks[d].serial);
+			argv[i++] = "-blockdev";
+			argv[i++] = x->bdisk[2 * d];
+			argv[i++] = "-device";
+			argv[i++] = x->bdisk[2 * d + 1];
+		}
+	} else {
+		argv[i++] = "-blockdev";
+		argv[i++] = x->disk;
+		argv[i++] = "-device";
+		argv[i++] = "virtio-blk-device,drive=disk0";
+	}
 	/*
 	 * The source disk is declared after the disk under test, so that the
 	 * guest names it vdb; the agent checks which one is read-only before
@@ -272,7 +314,7 @@ static void build_argv(struct run *x, char **argv)
 
 static int start_qemu(struct run *x)
 {
-	char *argv[48];
+	char *argv[48 + 4 * FB_VM_MAX_DISKS];
 	int out[2], err, rc;
 
 	snprintf(x->log, sizeof(x->log), "%s/qemu.log", x->c->dir);
@@ -358,6 +400,15 @@ static void stop(struct run *x, enum fb_vm_end e, const char *fmt, const char *a
 		pump(x, &x->agent_fd, &x->agent, on_agent_line);
 }
 
+/* The first of a batch's nbdkits that has died, or -1. */
+static int dead_peer(struct run *x)
+{
+	for (int i = 0; i < x->c->npeers; i++)
+		if (x->c->peers[i] && fb_proc_reap(x->c->peers[i], 0))
+			return i;
+	return -1;
+}
+
 static void check_events(struct run *x)
 {
 	static char buf[64];
@@ -368,6 +419,9 @@ static void check_events(struct run *x)
 		stop(x, FB_VM_END_INTERRUPTED, "interrupted by %s", buf);
 	} else if (x->c->peer && fb_proc_reap(x->c->peer, 0)) {
 		stop(x, FB_VM_END_INFRA, "nbdkit %s", fb_proc_describe(x->c->peer));
+	} else if (dead_peer(x) >= 0) {
+		snprintf(buf, sizeof(buf), "%d", dead_peer(x) + 1);
+		stop(x, FB_VM_END_INFRA, "the nbdkit of the batch's disk %s died", buf);
 	} else if (fb_proc_reap(&x->qemu, 0)) {
 		qemu_exited(x);
 	}
@@ -381,7 +435,7 @@ static void loop(struct run *x)
 			{ .fd = x->con_fd, .events = POLLIN },
 			{ .fd = x->agent_fd, .events = POLLIN },
 		};
-		double left = x->c->timeout - since(&x->start);
+		double left = x->deadline - since(&x->start);
 
 		if (left <= 0) {
 			char t[32];
@@ -407,9 +461,18 @@ int fb_vm_run(const struct fb_vm_config *c, const struct fb_vm_hooks *h, struct 
 
 	memset(r, 0, sizeof(*r));
 	r->t = (struct fb_vm_times){ -1, -1, -1, -1, -1, -1 };
+	if (c->ndisks < 0 || c->ndisks > FB_VM_MAX_DISKS) {
+		r->end = FB_VM_END_INFRA;
+		snprintf(r->why, sizeof(r->why), "%d disks: a boot takes 1 to %d", c->ndisks,
+			 FB_VM_MAX_DISKS);
+		return -1;
+	}
+	x.deadline = c->timeout;
+	x.bdisk = xcalloc(2 * (c->ndisks + 1), sizeof(*x.bdisk));
 	x.events_fd = fb_proc_events_fd();
 	if (start_qemu(&x)) {
 		r->end = FB_VM_END_INFRA;
+		free(x.bdisk);
 		return -1;
 	}
 	if (connect_agent(&x)) {
@@ -427,5 +490,6 @@ int fb_vm_run(const struct fb_vm_config *c, const struct fb_vm_hooks *h, struct 
 		close(x.con_fd);
 	if (x.agent_fd >= 0)
 		close(x.agent_fd);
+	free(x.bdisk);
 	return 0;
 }

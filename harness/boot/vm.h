@@ -4,7 +4,9 @@
  * agent's initramfs, the disk from an NBD socket and the agent's line
  * channel on a virtio console. fb_vm_run() starts QEMU, feeds the agent its
  * steps, calls the hooks for every console and agent line and at every
- * "wait NAME", and returns when QEMU has exited or was killed.
+ * "wait NAME", and returns when QEMU has exited or was killed. A batch
+ * gives the guest one disk per case and, at each "done", the next case's
+ * steps (the next hook) until the last, then "halt".
  */
 #ifndef FLIPBED_VM_H
 #define FLIPBED_VM_H
@@ -13,17 +15,45 @@
 
 #include "boot/proc.h"
 
+/*
+ * microvm has eight virtio-mmio transports; the agent's channel takes one,
+ * so a boot has at most seven disks under test.
+ */
+#define FB_VM_MAX_DISKS 7
+
+/* One disk of a batch: its NBD socket and the serial number the guest sees. */
+struct fb_vm_disk {
+	const char *sock;
+	const char *serial;
+};
+
+/*
+ * What the agent runs next: one case's steps, on the disk whose serial is
+ * SERIAL (NULL: /dev/vda), within TIMEOUT seconds of being sent.
+ */
+struct fb_vm_segment {
+	const char *serial;
+	const char *const *steps;
+	int nsteps;
+	double timeout;
+};
+
 struct fb_vm_config {
 	const char *kernel;	/* vmlinux (PVH entry) */
 	const char *initrd;	/* build/guest/initramfs.cpio.gz */
-	const char *disk_sock;	/* NBD unix socket serving the disk */
+	const char *disk_sock;	/* NBD unix socket serving the disk (one case) */
+	const struct fb_vm_disk *disks;	/* a batch: one disk per case, instead */
+	int ndisks;
+	const char *serial;	/* the first case's disk in a batch, or NULL */
 	const char *source;	/* NULL, or an image attached read-only as /dev/vdb */
 	const char *dir;	/* private directory: agent socket, qemu.log */
 	int mem_mb;		/* 256; KASAN kernels need 512 */
-	double timeout;		/* seconds from QEMU's start to its exit */
+	double timeout;		/* seconds from QEMU's start to the first "done" */
 	const char *const *steps;	/* step texts, sent after "ready" */
 	int nsteps;
 	struct fb_proc *peer;	/* nbdkit: its death ends the boot as infra */
+	struct fb_proc *const *peers;	/* a batch: every case's nbdkit, instead */
+	int npeers;
 };
 
 struct fb_vm_hooks {
@@ -36,6 +66,14 @@ struct fb_vm_hooks {
 	 * (FB_VM_END_ABORTED). NULL: continue at once.
 	 */
 	int (*wait)(void *ctx, const char *name);
+	/*
+	 * At "done" and at "released" (after the agent hook saw the line):
+	 * 1 with SEG filled to run another case in this boot, 0 to end it
+	 * ("halt": the agent syncs and reboots), 2 to have the agent unmount
+	 * what the case left mounted first ("release"; the hook is called
+	 * again at "released"). NULL: end it. The timeout restarts for SEG.
+	 */
+	int (*next)(void *ctx, struct fb_vm_segment *seg);
 };
 
 enum fb_vm_end {
