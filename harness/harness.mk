@@ -20,7 +20,7 @@
 HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c paths.c options.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
-	run/image.c run/manifest.c run/target.c run/undetected.c run/fsck.c run/runcase.c run/run.c run/image_cmd.c \
+	run/image.c run/manifest.c run/target.c run/undetected.c run/fsck.c run/runcase.c run/batch.c run/run.c run/image_cmd.c \
 	run/fserror.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
@@ -61,6 +61,9 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	campaign-run.sh errors-axis.sh)
 # walk lists and reads every xattr: a bad xattr block checksum is reported
 TESTS += harness/tests/walk-xattr.sh
+# many cases per boot: a QEMU killed mid-batch, and the same outcomes batched
+# and one case per boot over the ci matrix
+TESTS += harness/tests/batch-kill.sh harness/tests/batch-agree.sh
 BENCHES += bench-boot bench-matrix bench-campaign
 
 # The fanotify witness: the host's parsing of the agent's fserror lines and

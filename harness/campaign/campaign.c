@@ -23,12 +23,16 @@
 #include "classify/klog.h"
 #include "cmd.h"
 #include "run/run.h"
+#include "boot/vm.h"
 #include "util.h"
 #include "paths.h"
 #include "kernels.h"
 #include "options.h"
 
 #define MAX_LIST 32
+
+/* --batch: cases per boot of every run the campaign starts; 0: the default */
+static int batch;
 
 struct campaign_args {
 	struct fb_campaign_opts o;
@@ -56,6 +60,7 @@ static void usage(FILE *f)
 "  --reseal-ratio R    share of cases whose checksum is recomputed (default 0.25)\n"
 "  --next-mount yes|no each case mounts again and walks it all after its workload (default yes)\n"
 "  --jobs N            cases at a time (default: number of cores)\n"
+"  --batch N           at most N cases per boot (1 to 7, default 7; 1: a boot per case)\n"
 "  --out DIR           campaign directory (default results/campaigns/seed-S)\n"
 "  --keep              keep every case image (default: none; findings get theirs)\n"
 "  --generate          write DIR/scenarios and stop\n");
@@ -148,6 +153,7 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		{ "reseal-ratio", required_argument, NULL, 'r' },
 		{ "next-mount", required_argument, NULL, 'N' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "batch", required_argument, NULL, 'B' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "keep", no_argument, NULL, 'K' },
 		{ "generate", no_argument, NULL, 'g' },
@@ -216,6 +222,18 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 			if (fb_opt_jobs("campaign", optarg, &a->jobs))
 				return -1;
 			break;
+		case 'B': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 1 || v > FB_VM_MAX_DISKS) {
+				fprintf(stderr, "flipbed campaign: --batch %s: expected cases per boot, 1 to %d\n",
+					optarg, FB_VM_MAX_DISKS);
+				return -1;
+			}
+			batch = (int)v;
+			break;
+		}
 		case 'o':
 			a->out = optarg;
 			break;
@@ -273,7 +291,7 @@ int fb_campaign_execute(char *const files[], int n, const char *kernel,
 		return EXIT_BADINPUT;
 	struct fb_exec e = {
 		.out = out, .resume = true, .jobs = jobs, .keep = keep, .label = label,
-		.argc = argc, .argv = argv,
+		.argc = argc, .argv = argv, .batch = batch,
 	};
 	if (quiet) {
 		/* the run's summary.md would be thousands of lines: campaign.md replaces it */

@@ -41,6 +41,8 @@
 #include "util.h"
 #include "paths.h"
 #include "kernels.h"
+#include "run/batch.h"
+#include "boot/vm.h"
 
 #define MAX_SETS 32
 
@@ -56,13 +58,14 @@ struct run_args {
 	bool ktap;
 	bool list;
 	int watchdog;
+	int batch;
 	char shard_from[256];
 	char kernels[256];
 };
 
 struct worker {
 	pid_t pid;
-	int index;
+	int index, count;	/* its cases: COUNT from INDEX, one boot or a batch */
 	double start;
 	char priv[PATH_MAX];	/* its private directory, "" if none */
 };
@@ -76,6 +79,9 @@ static void usage(FILE *f, const char *cmd)
 "                   'image' (checked first; patched's expectations if it prints\n"
 "                   the csum-error lines, stock's otherwise)\n"
 "  --jobs N         cases at a time (default: number of cores)\n"
+"  --batch N        at most N cases per boot, each on its own disk (1 to 7;\n"
+"                   default 7; 1: a boot per case); [scenario] batch = no\n"
+"                   and a case that may have changed the kernel end a boot\n"
 "  --group G        only scenarios in group G\n"
 "  --filter GLOB    only cases whose name matches GLOB\n"
 "  --shard K/N      only every N-th case starting at the K-th (1 <= K <= N)\n"
@@ -253,6 +259,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "watchdog", required_argument, NULL, 'w' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -289,6 +296,14 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'S':
 			if (parse_shard(argv[0], optarg, &a->sel, a->shard_from, sizeof(a->shard_from)))
 				return -1;
+			break;
+		case 'b':
+			a->batch = (int)whole(optarg, &end_c);
+			if (a->batch < 1 || a->batch > FB_VM_MAX_DISKS || *end_c) {
+				fprintf(stderr, "flipbed %s: --batch %s: expected cases per boot, 1 to %d\n",
+					argv[0], optarg, FB_VM_MAX_DISKS);
+				return -1;
+			}
 			break;
 		case 'w':
 			a->watchdog = (int)whole(optarg, &end_c);
@@ -729,6 +744,7 @@ static json_t *run_info(const struct fb_exec *e)
 	json_object_set_new(o, "cases_total", e->cases_total ? json_integer(e->cases_total) : json_null());
 	json_object_set_new(o, "flipbed", source_version());
 	json_object_set_new(o, "flipbed_build", build_id());
+	json_object_set_new(o, "batch", json_integer(e->batch ? e->batch : FB_BATCH_DEFAULT));
 	json_object_set_new(o, "watchdog", e->watchdog ? json_pack("{s:i, s:n}", "seconds",
 				    e->watchdog, "fired") : json_null());
 	return o;
@@ -739,7 +755,7 @@ static json_t *run_info(const struct fb_exec *e)
  * sockets) is made here, by mkdtemp under $TMPDIR, and removed by the
  * parent once the worker is reaped, however the worker ended.
  */
-static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *g,
+static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *g, int n,
 			  const struct fb_run_opts *o, char *priv, size_t len)
 {
 	pid_t pid;
@@ -754,7 +770,29 @@ static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	fb_proc_init();
+	if (n > 1)
+		_exit(fb_batch_run(c, g, n, o, priv) ? 1 : 0);
 	_exit(fb_case_run(c, g, o, priv) ? 1 : 0);
+}
+
+/*
+ * How many cases from NEXT the next worker takes: one, or a batch of
+ * consecutive cases on the same kernel that may share a boot
+ * (fb_batch_allowed), at most BATCH, and no more than the rest divided
+ * among the JOBS workers, so that all of them have cases to the end.
+ */
+static int batch_size(const struct fb_case_specs *cases, int next, int batch, int jobs)
+{
+	int left = cases->n - next, most = (left + jobs - 1) / jobs, k = 1;
+
+	if (most > batch)
+		most = batch;
+	if (!fb_batch_allowed(cases->v[next].scn))
+		return 1;
+	while (k < most && fb_batch_allowed(cases->v[next + k].scn) &&
+	       !strcmp(cases->v[next + k].kernel, cases->v[next].kernel))
+		k++;
+	return k;
 }
 
 /* Seconds a case spent in each phase, from its record's "durations". */
@@ -946,14 +984,15 @@ static void show_progress(struct progress *p, const struct fb_case_spec *c,
 }
 
 static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
-		     const struct fb_run_opts *o, int jobs, struct watchdog *wd)
+		     const struct fb_run_opts *o, int jobs, int batch, struct watchdog *wd)
 {
 	struct worker w[64] = { 0 };
 	struct progress p = { .total = cases->n, .start = fb_now(), .tty = isatty(2) };
 	double phases[PH__COUNT];
 	char path[PATH_MAX + 16], why[160];
 	FILE *jsonl;
-	int next = 0, running = 0, evfd = fb_proc_init();
+	/* RUNNING counts cases, BUSY workers (a worker may run a batch) */
+	int next = 0, running = 0, busy = 0, evfd = fb_proc_init();
 
 	snprintf(path, sizeof(path), "%s/cases.jsonl", o->outdir);
 	jsonl = fopen(path, "a");
@@ -963,15 +1002,18 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 	}
 	wd->last = p.start;
 	while (next < cases->n || running) {
-		while (!fb_proc_interrupted() && !wd->fired && running < jobs && next < cases->n) {
+		while (!fb_proc_interrupted() && !wd->fired && busy < jobs && next < cases->n) {
 			for (int s = 0; s < jobs; s++) {
 				if (w[s].pid)
 					continue;
-				w[s].pid = start_worker(&cases->v[next], &g[next], o,
+				w[s].count = batch_size(cases, next, batch, jobs);
+				w[s].pid = start_worker(&cases->v[next], &g[next], w[s].count, o,
 							w[s].priv, sizeof(w[s].priv));
-				w[s].index = next++;
+				w[s].index = next;
+				next += w[s].count;
 				w[s].start = fb_now();
-				running++;
+				running += w[s].count;
+				busy++;
 				break;
 			}
 		}
@@ -990,23 +1032,27 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 			if (w[s].priv[0] && fb_remove_tree(w[s].priv))
 				fprintf(stderr, "flipbed: could not remove %s: %s\n", w[s].priv,
 					strerror(errno));
-			const struct fb_case_spec *c = &cases->v[w[s].index];
-			if (wd->fired)
-				snprintf(why, sizeof(why), "watchdog: no case finished for %d s; this "
-					 "case was stopped after %.0f s", wd->seconds,
-					 fb_now() - w[s].start);
-			enum fb_verdict v = collect(c, o->outdir, jsonl, status, phases,
-						    wd->fired ? why : NULL);
-			p.phases = xrealloc(p.phases, (p.done + 1) * PH__COUNT * sizeof(double));
-			memcpy(p.phases + p.done * PH__COUNT, phases, sizeof(phases));
-			p.done++;
-			p.count[v]++;
-			show_progress(&p, c, v, fb_now() - w[s].start);
+			for (int i = w[s].index; i < w[s].index + w[s].count; i++) {
+				const struct fb_case_spec *c = &cases->v[i];
+
+				if (wd->fired)
+					snprintf(why, sizeof(why), "watchdog: no case finished for %d s; "
+						 "this case was stopped after %.0f s", wd->seconds,
+						 fb_now() - w[s].start);
+				enum fb_verdict v = collect(c, o->outdir, jsonl, status, phases,
+							    wd->fired ? why : NULL);
+				p.phases = xrealloc(p.phases, (p.done + 1) * PH__COUNT * sizeof(double));
+				memcpy(p.phases + p.done * PH__COUNT, phases, sizeof(phases));
+				p.done++;
+				p.count[v]++;
+				show_progress(&p, c, v, phases[PH_TOTAL]);
+				running--;
+				if (wd->fired)
+					wd->stopped++;
+			}
 			w[s].pid = 0;
-			running--;
-			if (wd->fired)
-				wd->stopped++;
-			else
+			busy--;
+			if (!wd->fired)
 				wd->last = fb_now();
 		}
 		if (fb_proc_interrupted() && !running)
@@ -1197,6 +1243,7 @@ static int run_parsed(int argc, char **argv, const char *matrix, struct run_args
 		.argc = argc, .argv = argv,
 		.shard_k = a.sel.shard_k, .shard_n = a.sel.shard_n, .shard_from = a.shard_from,
 		.selection = selection, .cases_total = total, .watchdog = a.watchdog,
+		.batch = a.batch,
 	};
 	rc = fb_run_execute(&cases, &e);
 	fb_case_specs_free(&cases);
@@ -1246,7 +1293,7 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 	o.outdir = outdir;
 	o.keep = e->keep;
 	o.verbose = e->verbose;
-	rc = run_cases(cases, g, &o, e->jobs, &wd);
+	rc = run_cases(cases, g, &o, e->jobs, e->batch ? e->batch : FB_BATCH_DEFAULT, &wd);
 	if (wd.seconds) {
 		char stamp[32];
 		time_t t = time(NULL) - (time_t)(fb_now() - wd.fired);

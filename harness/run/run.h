@@ -26,6 +26,7 @@ struct fb_exec {
 	const char *selection;	/* the selection id shared by the shards of a run, or NULL */
 	int cases_total;	/* the cases of the selection before --shard; 0: unknown */
 	int watchdog;		/* seconds without a finished case before the run stops; 0: never */
+	int batch;		/* cases per boot at most; 0: FB_BATCH_DEFAULT, 1: a boot per case */
 	bool resume;		/* OUT may hold a run already: add to it (campaigns) */
 };
 

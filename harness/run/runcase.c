@@ -32,6 +32,7 @@
 #include "classify/probe.h"
 #include "boot/proc.h"
 #include "run/runcase.h"
+#include "run/casectx.h"
 #include "run/fsck.h"
 #include "run/target.h"
 #include "run/undetected.h"
@@ -41,42 +42,8 @@
 #include "kernels.h"
 
 
-struct casectx {
-	const struct fb_case_spec *c;
-	const struct fb_scenario *s;
-	const struct fb_run_opts *o;
-	char dir[PATH_MAX];		/* the case directory */
-	char sub[PATH_MAX];		/* its name below cases/ */
-	char image[PATH_MAX + 16];	/* the case's copy of the golden image */
-	char priv[PATH_MAX];		/* the private directory of its sockets */
-	FILE *transcript;
-	struct fb_nbd nbd;
-	struct fb_target tgt;		/* the rules and what they target */
-	bool armed;
-	const char **steps;
-	int nsteps;
-	char next_mount_step[STEP_MAX_LINE + 16];	/* the next pass's mount */
-	char **errors_steps;	/* mount steps with [workload] errors added */
-	char errors_expect[2][128];	/* reaction, reaction_next under errors= */
-	json_t *step_results;
-	json_t *faults, *witness;	/* faults.jsonl's records, read once (load_faults) */
-	bool saw_baddata;
-	struct fb_fserror fse;		/* the guest's fanotify lines (run/fserror.h) */
-	char infra[512];
-	struct fb_expect expect;
-	struct fb_outcome out;
-	enum fb_verdict verdict;
-	json_t *mismatch;
-	json_t *fsck_codes;
-	json_t *fsck_problems;		/* the first -fn run's problem lines */
-	char ddetail[512];		/* what the data oracle found */
-	const char *data_ref;		/* what it compared against, or NULL */
-	char hit[160];			/* what a csum-error line names for the fault */
-	double t0, t_image, t_boot, t_work, t_fsck;
-};
 
-__attribute__((format(printf, 2, 3)))
-static void set_infra(struct casectx *x, const char *fmt, ...)
+void case_set_infra(struct casectx *x, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -144,22 +111,22 @@ static int make_rules(struct casectx *x, const char *image)
 	char why[512];
 
 	if (fb_target_rules(x->s, image, &x->tgt, why, sizeof(why))) {
-		set_infra(x, "%s", why);
+		case_set_infra(x, "%s", why);
 		return -1;
 	}
 	return 0;
 }
 
-static int arm_rules(struct casectx *x, const char *point)
+int case_arm(struct casectx *x, const char *point)
 {
 	char line[1024], reply[512];
 
 	for (int i = 0; i < x->tgt.nrules; i++) {
 		snprintf(line, sizeof(line), "add %s", x->tgt.rules[i]);
 		int rc = fb_nbd_control(&x->nbd, line, reply, sizeof(reply));
-		fprintf(x->transcript, "H armed %s %s -> %s\n", point, x->tgt.rules[i], reply);
+		fprintf(x->log, "H armed %s %s -> %s\n", point, x->tgt.rules[i], reply);
 		if (rc) {
-			set_infra(x, "plugin refused rule '%s': %s", x->tgt.rules[i], reply);
+			case_set_infra(x, "plugin refused rule '%s': %s", x->tgt.rules[i], reply);
 			return -1;
 		}
 	}
@@ -169,21 +136,21 @@ static int arm_rules(struct casectx *x, const char *point)
 
 /* ---- the boot: hooks ---- */
 
-static void on_console(void *ctx, const char *line)
+void case_on_console(void *ctx, const char *line)
 {
 	struct casectx *x = ctx;
 
-	fprintf(x->transcript, "C %s\n", line);
+	fprintf(x->log, "C %s\n", line);
 	if (x->o->verbose)
 		fprintf(stderr, "%s: C %s\n", x->c->name, line);
 }
 
-static void on_agent(void *ctx, const char *line)
+void case_on_agent(void *ctx, const char *line)
 {
 	struct casectx *x = ctx;
 	char result[64];
 
-	fprintf(x->transcript, "A %s\n", line);
+	fprintf(x->log, "A %s\n", line);
 	if (x->o->verbose)
 		fprintf(stderr, "%s: A %s\n", x->c->name, line);
 	if (fb_fserror_line(&x->fse, line))
@@ -205,16 +172,16 @@ static void on_agent(void *ctx, const char *line)
 	}
 }
 
-static int on_wait(void *ctx, const char *name)
+int case_on_wait(void *ctx, const char *name)
 {
 	struct casectx *x = ctx;
 
 	if (x->armed || strcmp(name, x->s->arm))
 		return 0;
-	return arm_rules(x, name);
+	return case_arm(x, name);
 }
 
-static const char *exit_line(const struct fb_vm_result *r, struct casectx *x)
+const char *case_exit_line(const struct fb_vm_result *r, struct casectx *x)
 {
 	static char buf[700];
 
@@ -318,7 +285,7 @@ static enum fb_fsck fsck_all(struct casectx *x, const char *image, const char *o
 	int second_problems = second < 0 ? 0 : fsck_problems(out, at2, NULL);
 
 	if (first == -2 || fix == -2 || second == -2) {
-		set_infra(x, "e2fsck %s ran past %d s", first == -2 ? "-fn" : fix == -2 ?
+		case_set_infra(x, "e2fsck %s ran past %d s", first == -2 ? "-fn" : fix == -2 ?
 			  "-fy" : "-fn (after -fy)", fb_oracle_seconds());
 		return FB_FSCK_NOT_RUN;
 	}
@@ -433,7 +400,7 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 				   "golden image";
 	nskip = mutated_paths(x->s, skip, 64);
 	if (compare_bounded(&m, image, skip, nskip, &d, detail, len) < 0)
-		set_infra(x, "%s", detail);
+		case_set_infra(x, "%s", detail);
 	for (int i = 0; i < nskip; i++)
 		free(skip[i]);
 	fb_manifest_free(&m);
@@ -636,7 +603,7 @@ static int boot_case(struct casectx *x, const char *image, struct fb_vm_result *
 {
 	struct fb_nbd_config nc = { 0 };
 	struct fb_vm_config vc = { 0 };
-	struct fb_vm_hooks h = { .ctx = x, .console = on_console, .agent = on_agent, .wait = on_wait };
+	struct fb_vm_hooks h = { .ctx = x, .console = case_on_console, .agent = case_on_agent, .wait = case_on_wait };
 	char plugin[PATH_MAX], faultlog[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX], why[512];
 
 	const struct fb_kernel *k = fb_kernel_find(x->c->kernel);
@@ -650,12 +617,12 @@ static int boot_case(struct casectx *x, const char *image, struct fb_vm_result *
 	nc.faultlog = faultlog;
 	nc.dir = x->priv;
 	if (fb_nbd_start(&x->nbd, &nc, why, sizeof(why))) {
-		set_infra(x, "nbdkit: %s", why);
+		case_set_infra(x, "nbdkit: %s", why);
 		fprintf(x->transcript, "H exit nbdkit-error %s\n", why);
 		return -1;
 	}
 	if ((x->s->timing == FB_TIMING_REST || !strcmp(x->s->arm, "boot")) &&
-	    arm_rules(x, "boot")) {
+	    case_arm(x, "boot")) {
 		fb_nbd_stop(&x->nbd);
 		fprintf(x->transcript, "H exit nbdkit-error %s\n", x->infra);
 		return -1;
@@ -670,15 +637,15 @@ static int boot_case(struct casectx *x, const char *image, struct fb_vm_result *
 	vc.nsteps = x->nsteps;
 	vc.peer = &x->nbd.proc;
 	if (fb_vm_run(&vc, &h, vr) < 0) {
-		set_infra(x, "qemu: %s", vr->why);
+		case_set_infra(x, "qemu: %s", vr->why);
 		fprintf(x->transcript, "H exit qemu-error %s\n", vr->why);
 		fb_nbd_stop(&x->nbd);
 		return -1;
 	}
-	fprintf(x->transcript, "H exit %s\n", exit_line(vr, x));
+	fprintf(x->transcript, "H exit %s\n", case_exit_line(vr, x));
 	fb_nbd_stop(&x->nbd);
 	if (vr->end == FB_VM_END_INFRA || vr->end == FB_VM_END_INTERRUPTED || vr->end == FB_VM_END_ABORTED)
-		set_infra(x, "%s: %s", fb_vm_end_name(vr->end), vr->why);
+		case_set_infra(x, "%s: %s", fb_vm_end_name(vr->end), vr->why);
 	*t_boot = vr->t.ready >= 0 ? vr->t.ready : vr->t.exit;
 	*t_work = vr->t.done >= 0 && vr->t.ready >= 0 ? vr->t.done - vr->t.ready : 0;
 	return 0;
@@ -722,9 +689,9 @@ static void expect_errors(struct casectx *x, int f, char *buf, size_t len)
 /*
  * The case directory and its transcript. Only a case directory that cannot
  * be made leaves the case without a record (-1); every later failure is an
- * infra reason that record_case() writes into case.json.
+ * infra reason that case_record() writes into case.json.
  */
-static int open_case(struct casectx *x, const char *priv)
+int case_open(struct casectx *x, const char *priv)
 {
 	char sub[PATH_MAX], path[PATH_MAX + 32];
 
@@ -749,16 +716,17 @@ static int open_case(struct casectx *x, const char *priv)
 	expect_errors(x, FB_EXP_REACTION_NEXT, x->errors_expect[1],
 		      sizeof(x->errors_expect[1]));
 	if (!priv || !*priv)
-		set_infra(x, "no private directory for the case's sockets (TMPDIR=%s)",
+		case_set_infra(x, "no private directory for the case's sockets (TMPDIR=%s)",
 			  getenv("TMPDIR") ? getenv("TMPDIR") : "");
 	else
 		snprintf(x->priv, sizeof(x->priv), "%s", priv);
 	snprintf(path, sizeof(path), "%s/transcript.log", x->dir);
 	x->transcript = fopen(path, "w");
 	if (!x->transcript)
-		set_infra(x, "cannot write %s: %s", path, strerror(errno));
+		case_set_infra(x, "cannot write %s: %s", path, strerror(errno));
 	else
 		setvbuf(x->transcript, NULL, _IOLBF, 0);
+	x->log = x->transcript;
 	return 0;
 }
 
@@ -825,7 +793,7 @@ static void add_errors_option(struct casectx *x)
 }
 
 /* The image copy, the target and the rules; 0 when the case can boot. */
-static int prepare_case(struct casectx *x, const struct fb_golden *g)
+int case_prepare(struct casectx *x, const struct fb_golden *g)
 {
 	char why[512], path[PATH_MAX + 32];
 	FILE *rf;
@@ -847,7 +815,7 @@ static int prepare_case(struct casectx *x, const struct fb_golden *g)
 	if (x->s->next_mount)
 		add_next_pass(x);
 	if (fb_image_copy(g->path, x->image)) {
-		set_infra(x, "cannot copy %s to %s: %s", g->path, x->image, strerror(errno));
+		case_set_infra(x, "cannot copy %s to %s: %s", g->path, x->image, strerror(errno));
 		return -1;
 	}
 	if (make_rules(x, x->image))
@@ -862,7 +830,7 @@ static int prepare_case(struct casectx *x, const struct fb_golden *g)
 }
 
 /* After the boot: e2fsck and the data oracle on the image the guest left. */
-static void check_image(struct casectx *x, const struct fb_golden *g)
+void case_check_image(struct casectx *x, const struct fb_golden *g)
 {
 	char path[PATH_MAX + 32];
 	double t = fb_now();
@@ -940,7 +908,7 @@ static void explain_undetected(struct casectx *x)
 }
 
 /* Classify the transcript and judge the outcome against the expectation. */
-static void judge_case(struct casectx *x, const struct fb_golden *g)
+void case_judge(struct casectx *x, const struct fb_golden *g)
 {
 	char path[PATH_MAX + 32];
 	size_t len;
@@ -968,11 +936,11 @@ static void judge_case(struct casectx *x, const struct fb_golden *g)
 		}
 	}
 	if (fb_golden_check(g))
-		set_infra(x, "golden image %s changed during the case", g->path);
+		case_set_infra(x, "golden image %s changed during the case", g->path);
 	/* a fault that never fired says nothing about the kernel */
 	load_faults(x);
 	if (x->tgt.nrules && !json_array_size(x->faults))
-		set_infra(x, "the fault never fired: no request touched its bytes after it was armed at '%s' (%s)",
+		case_set_infra(x, "the fault never fired: no request touched its bytes after it was armed at '%s' (%s)",
 			  x->s->timing == FB_TIMING_REST ? "boot" : x->s->arm, x->tgt.rules[0]);
 	if (x->infra[0] && !x->out.infra[0])
 		snprintf(x->out.infra, sizeof(x->out.infra), "%s", x->infra);
@@ -1019,7 +987,7 @@ static void settle_verdict(struct casectx *x)
 }
 
 /* case.json: everything the case found, its verdict and its repro. */
-static int record_case(struct casectx *x, const struct fb_golden *g)
+int case_record(struct casectx *x, const struct fb_golden *g)
 {
 	const struct fb_case_spec *c = x->c;
 	char path[PATH_MAX + 32];
@@ -1060,6 +1028,9 @@ static int record_case(struct casectx *x, const struct fb_golden *g)
 		"image", x->t_image, "boot", x->t_boot, "workload", x->t_work,
 		"fsck", x->t_fsck, "total", fb_now() - x->t0));
 	json_object_set_new(rec, "repro", json_string(repro));
+	if (x->batch)
+		json_object_set_new(rec, "vm", x->batch);
+	x->batch = NULL;
 	snprintf(path, sizeof(path), "%s/case.json", x->dir);
 	rc = json_dump_file(rec, path, JSON_INDENT(2) | JSON_SORT_KEYS);
 	if (!x->o->keep && (x->verdict == FB_VERDICT_PASS || x->verdict == FB_VERDICT_SKIP))
@@ -1080,13 +1051,13 @@ int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 	struct casectx x = { .c = c, .s = c->scn, .o = o, .t0 = fb_now() };
 	struct fb_vm_result vr = { 0 };
 
-	if (open_case(&x, priv))
+	if (case_open(&x, priv))
 		return -1;
-	if (prepare_case(&x, g) == 0) {
+	if (case_prepare(&x, g) == 0) {
 		x.t_image = fb_now() - x.t0;
 		if (boot_case(&x, x.image, &vr, &x.t_boot, &x.t_work) == 0)
-			check_image(&x, g);
-		judge_case(&x, g);
+			case_check_image(&x, g);
+		case_judge(&x, g);
 	}
-	return record_case(&x, g);
+	return case_record(&x, g);
 }

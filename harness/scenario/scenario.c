@@ -847,8 +847,13 @@ static void set_scenario_key(struct ctx *c, const struct fb_entry *e)
 			bad(c, e, "timeout = %s: expected seconds, 1 to 3600", e->value);
 		else
 			s->timeout = v;
+	} else if (!strcmp(e->key, "batch")) {
+		if (!strcmp(e->value, "yes") || !strcmp(e->value, "no"))
+			s->no_batch = !strcmp(e->value, "no");
+		else
+			bad(c, e, "batch = %s: expected yes or no", e->value);
 	} else {
-		bad(c, e, "[scenario] unknown key '%s'; accepted: shows, fixture, groups, requires, kernels, timeout",
+		bad(c, e, "[scenario] unknown key '%s'; accepted: shows, fixture, groups, requires, kernels, timeout, batch",
 		    e->key);
 	}
 }
@@ -1544,6 +1549,8 @@ void fb_scenario_print(FILE *f, const struct fb_scenario *s, const char *kernel)
 	print_list(f, "kernels", s->kernels, s->nkernels);
 	print_list(f, "requires", s->requires, s->nrequires);
 	fprintf(f, "timeout = %u\n", s->timeout);
+	if (s->no_batch)
+		fprintf(f, "batch = no\n");
 	fprintf(f, "\n[mkfs]\n");
 	if (s->image)
 		fprintf(f, "image = %s\n", s->image);

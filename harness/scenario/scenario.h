@@ -93,6 +93,7 @@ struct fb_scenario {
 	char **kernels;		/* kernels this scenario runs on */
 	int nkernels;
 	unsigned timeout;	/* seconds per boot */
+	bool no_batch;		/* [scenario] batch = no: one case per boot */
 
 	char *image;		/* an existing image to start from instead of mkfs, or NULL */
 	char *features;		/* mkfs.ext4 -O */

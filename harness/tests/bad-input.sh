@@ -44,6 +44,10 @@ expect2 "shard 1/2/3: expected K/N with 1 <= K <= N" run "$scn" --shard 1/2/3 --
 expect2 "kernel bogus: accepted: stock, patched, kasan" run "$scn" --kernel bogus --list
 expect2 "kernel ../../x: accepted: stock, patched, kasan" run "$scn" --kernel ../../x --list
 expect2 "kernel ../../x: accepted: stock, patched, kasan" matrix quick --kernel ../../x --list
+expect2 "batch 0: expected cases per boot, 1 to 7" run "$scn" --batch 0 --list
+expect2 "batch 8: expected cases per boot, 1 to 7" matrix quick --batch 8 --list
+expect2 "batch two: expected cases per boot, 1 to 7" matrix quick --batch two --list
+expect2 "batch 9: expected cases per boot, 1 to 7" campaign --seed 1 --count 1 --batch 9 --generate
 printf '[matrix]\nscenarios = %s\nkernels = stock ../../x\n' "$scn" > "$T/k.mat"
 expect2 "k.mat:3: kernels = stock ../../x: unknown kernel '../../x'; accepted: stock, patched, kasan" \
 	matrix "$T/k.mat" --list

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One case's state and phases, shared by the one-case run (runcase.c) and
+ * the batch (batch.c): open the case directory, prepare the image and the
+ * rules, arm them, take the boot's lines, check the image, judge and
+ * record. Internal to run/.
+ */
+#ifndef FLIPBED_CASECTX_H
+#define FLIPBED_CASECTX_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "boot/nbd.h"
+#include "boot/vm.h"
+#include "classify/classify.h"
+#include "guest/steps.h"
+#include "outcome.h"
+#include "run/fserror.h"
+#include "run/runcase.h"
+#include "run/target.h"
+
+struct casectx {
+	const struct fb_case_spec *c;
+	const struct fb_scenario *s;
+	const struct fb_run_opts *o;
+	char dir[PATH_MAX];		/* the case directory */
+	char sub[PATH_MAX];		/* its name below cases/ */
+	char image[PATH_MAX + 16];	/* the case's copy of the golden image */
+	char priv[PATH_MAX];		/* the private directory of its sockets */
+	FILE *transcript;
+	FILE *log;		/* where the boot's lines go: the transcript, or a batch's log */
+	json_t *batch;		/* a batch case: its boot, place and size (case.json "vm") */
+	bool booted;		/* a batch case that ran: its image is checked */
+	struct fb_nbd nbd;
+	struct fb_target tgt;		/* the rules and what they target */
+	bool armed;
+	const char **steps;
+	int nsteps;
+	char next_mount_step[STEP_MAX_LINE + 16];	/* the next pass's mount */
+	char **errors_steps;	/* mount steps with [workload] errors added */
+	char errors_expect[2][128];	/* reaction, reaction_next under errors= */
+	json_t *step_results;
+	json_t *faults, *witness;	/* faults.jsonl's records, read once (load_faults) */
+	bool saw_baddata;
+	struct fb_fserror fse;		/* the guest's fanotify lines (run/fserror.h) */
+	char infra[512];
+	struct fb_expect expect;
+	struct fb_outcome out;
+	enum fb_verdict verdict;
+	json_t *mismatch;
+	json_t *fsck_codes;
+	json_t *fsck_problems;		/* the first -fn run's problem lines */
+	char ddetail[512];		/* what the data oracle found */
+	const char *data_ref;		/* what it compared against, or NULL */
+	char hit[160];			/* what a csum-error line names for the fault */
+	double t0, t_image, t_boot, t_work, t_fsck;
+};
+
+__attribute__((format(printf, 2, 3)))
+void case_set_infra(struct casectx *x, const char *fmt, ...);
+
+/* The case directory and transcript; -1 only when no directory could be made. */
+int case_open(struct casectx *x, const char *priv);
+
+/* The image copy, the target and the rules; 0 when the case can boot. */
+int case_prepare(struct casectx *x, const struct fb_golden *g);
+
+/* Send the rules to the case's nbdkit at POINT ("boot" or a wait name). */
+int case_arm(struct casectx *x, const char *point);
+
+/* The boot's hooks (vm.h) for one case. */
+void case_on_console(void *ctx, const char *line);
+void case_on_agent(void *ctx, const char *line);
+int case_on_wait(void *ctx, const char *name);
+
+/* What "H exit" says of the boot R. */
+const char *case_exit_line(const struct fb_vm_result *r, struct casectx *x);
+
+/* e2fsck and the data oracle, after nbdkit has stopped. */
+void case_check_image(struct casectx *x, const struct fb_golden *g);
+
+/* Classify the transcript and judge the outcome. */
+void case_judge(struct casectx *x, const struct fb_golden *g);
+
+/* Write case.json and free the case's state; 0, or -1 when it could not be written. */
+int case_record(struct casectx *x, const struct fb_golden *g);
+
+#endif
