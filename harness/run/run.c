@@ -1250,6 +1250,32 @@ static int run_parsed(int argc, char **argv, const char *matrix, struct run_args
 	return rc;
 }
 
+/*
+ * The cases of each kernel together, in their order, the kernels in the
+ * order they first come: a matrix expands each scenario on every kernel in
+ * turn, and a batch shares one kernel, so interleaved kernels would make
+ * batches of one or two.
+ */
+static void group_by_kernel(struct fb_case_specs *cases)
+{
+	struct fb_case_spec *v = xcalloc(cases->n ? cases->n : 1, sizeof(*v));
+	bool *taken = xcalloc(cases->n ? cases->n : 1, sizeof(bool));
+	int k = 0;
+
+	for (int i = 0; i < cases->n; i++) {
+		if (taken[i])
+			continue;
+		for (int j = i; j < cases->n; j++)
+			if (!taken[j] && !strcmp(cases->v[j].kernel, cases->v[i].kernel)) {
+				v[k++] = cases->v[j];
+				taken[j] = true;
+			}
+	}
+	memcpy(cases->v, v, cases->n * sizeof(*v));
+	free(v);
+	free(taken);
+}
+
 int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 {
 	struct fb_golden *g;
@@ -1265,6 +1291,7 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 	/* the handlers first: a Ctrl-C while golden images are built is noted,
 	 * the build in progress removes its directory, and nothing else starts */
 	fb_proc_init();
+	group_by_kernel(cases);
 	g = xcalloc(cases->n, sizeof(*g));
 	if (prepare_goldens(cases, g) < 0) {
 		free(g);
