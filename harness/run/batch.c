@@ -206,7 +206,7 @@ static int on_next(void *ctx, struct fb_vm_segment *seg)
 	if (x && !b->released)
 		x->t_work = now_since(&b->t0) - b->t_start;
 	b->finished = b->cur + 1;
-	if (b->halt && x)
+	if (b->halt && x && b->cur + 1 < b->n)
 		json_object_set_new(x->batch, "ended_boot", json_string(b->why));
 	if (b->halt || fb_proc_interrupted() || b->cur + 1 >= b->n)
 		return 0;
@@ -309,32 +309,6 @@ static void cut_log(struct boot *b, int ran, const char *exit_line, const char *
 	free(text);
 }
 
-/* Start the nbdkit of case X and arm its rules at boot when they are; 0 or -1. */
-static int start_disk(struct casectx *x)
-{
-	struct fb_nbd_config nc = { 0 };
-	char plugin[PATH_MAX], faultlog[PATH_MAX + 32], why[512];
-
-	fb_path_plugin(plugin, sizeof(plugin));
-	snprintf(faultlog, sizeof(faultlog), "%s/faults.jsonl", x->dir);
-	nc.image = x->image;
-	nc.plugin = plugin;
-	nc.faultlog = faultlog;
-	nc.dir = x->priv;
-	if (fb_nbd_start(&x->nbd, &nc, why, sizeof(why))) {
-		case_set_infra(x, "nbdkit: %s", why);
-		fprintf(x->transcript, "H exit nbdkit-error %s\n", why);
-		return -1;
-	}
-	if ((x->s->timing == FB_TIMING_REST || !strcmp(x->s->arm, "boot")) &&
-	    case_arm(x, "boot")) {
-		fb_nbd_stop(&x->nbd);
-		fprintf(x->transcript, "H exit nbdkit-error %s\n", x->infra);
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * One boot of the cases ORDER[0..N-1] (all prepared, none started). It
  * reorders ORDER so that the cases it used up come first (those whose disk
@@ -357,7 +331,7 @@ static int boot_batch(struct casectx *all, int *order, int n, int boot_no, const
 
 	/* a case whose disk cannot be served is used up: it says why */
 	for (int i = 0; i < n; i++) {
-		if (start_disk(&all[order[i]]))
+		if (case_start_disk(&all[order[i]]))
 			order[failed++] = order[i];
 		else
 			started[nstarted++] = order[i];

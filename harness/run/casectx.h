@@ -68,6 +68,12 @@ int case_open(struct casectx *x, const char *priv);
 /* The image copy, the target and the rules; 0 when the case can boot. */
 int case_prepare(struct casectx *x, const struct fb_golden *g);
 
+/*
+ * Serve the case's image with its own nbdkit and arm its rules at "boot"
+ * when they are; 0, or -1 with an infra reason and an "H exit" line.
+ */
+int case_start_disk(struct casectx *x);
+
 /* Send the rules to the case's nbdkit at POINT ("boot" or a wait name). */
 int case_arm(struct casectx *x, const char *point);
 

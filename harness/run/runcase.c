@@ -598,21 +598,14 @@ static void write_outcome(json_t *rec, const struct fb_outcome *out)
 			    json_boolean(out->fault_read));
 }
 
-static int boot_case(struct casectx *x, const char *image, struct fb_vm_result *vr,
-		     double *t_boot, double *t_work)
+int case_start_disk(struct casectx *x)
 {
 	struct fb_nbd_config nc = { 0 };
-	struct fb_vm_config vc = { 0 };
-	struct fb_vm_hooks h = { .ctx = x, .console = case_on_console, .agent = case_on_agent, .wait = case_on_wait };
-	char plugin[PATH_MAX], faultlog[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX], why[512];
-
-	const struct fb_kernel *k = fb_kernel_find(x->c->kernel);
+	char plugin[PATH_MAX], faultlog[PATH_MAX + 32], why[512];
 
 	fb_path_plugin(plugin, sizeof(plugin));
 	snprintf(faultlog, sizeof(faultlog), "%s/faults.jsonl", x->dir);
-	fb_path_kernel(k, kernel, sizeof(kernel));
-	fb_path_initrd(initrd, sizeof(initrd));
-	nc.image = image;
+	nc.image = x->image;
 	nc.plugin = plugin;
 	nc.faultlog = faultlog;
 	nc.dir = x->priv;
@@ -627,6 +620,21 @@ static int boot_case(struct casectx *x, const char *image, struct fb_vm_result *
 		fprintf(x->transcript, "H exit nbdkit-error %s\n", x->infra);
 		return -1;
 	}
+	return 0;
+}
+
+static int boot_case(struct casectx *x, struct fb_vm_result *vr, double *t_boot, double *t_work)
+{
+	struct fb_vm_config vc = { 0 };
+	struct fb_vm_hooks h = { .ctx = x, .console = case_on_console, .agent = case_on_agent, .wait = case_on_wait };
+	char kernel[PATH_MAX], initrd[PATH_MAX];
+
+	const struct fb_kernel *k = fb_kernel_find(x->c->kernel);
+
+	fb_path_kernel(k, kernel, sizeof(kernel));
+	fb_path_initrd(initrd, sizeof(initrd));
+	if (case_start_disk(x))
+		return -1;
 	vc.kernel = kernel;
 	vc.initrd = initrd;
 	vc.disk_sock = x->nbd.sock;
@@ -1055,7 +1063,7 @@ int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 		return -1;
 	if (case_prepare(&x, g) == 0) {
 		x.t_image = fb_now() - x.t0;
-		if (boot_case(&x, x.image, &vr, &x.t_boot, &x.t_work) == 0)
+		if (boot_case(&x, &vr, &x.t_boot, &x.t_work) == 0)
 			case_check_image(&x, g);
 		case_judge(&x, g);
 	}
