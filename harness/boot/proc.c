@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "boot/proc.h"
@@ -195,4 +196,51 @@ const char *fb_proc_describe(const struct fb_proc *p)
 	else
 		snprintf(buf, sizeof(buf), "exited with status %d", WEXITSTATUS(p->status));
 	return buf;
+}
+
+static double monotonic(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, int seconds)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	double deadline = monotonic() + seconds;
+	struct timespec tick = { 0, 5 * 1000 * 1000 };
+	struct fb_proc p;
+	int rc = -1, reaped = 0;
+
+	if (fd < 0)
+		return -1;
+	if (shown) {
+		dprintf(fd, "$ %s\n", shown);
+	} else {
+		dprintf(fd, "$");
+		for (int i = 0; argv[i]; i++)
+			dprintf(fd, " %s", argv[i]);
+		dprintf(fd, "\n");
+	}
+	if (fb_proc_spawn(&p, argv[0], argv, -1, fd, fd) == 0) {
+		while (!(reaped = fb_proc_reap(&p, 0)) && monotonic() < deadline &&
+		       !fb_proc_interrupted())
+			nanosleep(&tick, NULL);
+		if (!reaped) {
+			fb_proc_kill(&p);
+			if (fb_proc_interrupted()) {
+				dprintf(fd, "# interrupted\n");
+			} else {
+				dprintf(fd, "# killed after %d s\n", seconds);
+				rc = -2;
+			}
+		} else if (WIFEXITED(p.status)) {
+			rc = WEXITSTATUS(p.status);
+		}
+	}
+	dprintf(fd, "# exit %d\n\n", rc);
+	close(fd);
+	return rc;
 }

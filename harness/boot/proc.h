@@ -60,4 +60,14 @@ void fb_proc_kill_all(void);
 /* "exited with status 1", "killed by signal 9" for P's status. */
 const char *fb_proc_describe(const struct fb_proc *p);
 
+/*
+ * Run ARGV (a host tool on a guest-made image: e2fsck, flipbed-replay)
+ * with its stdout and stderr appended to the file OUT, after a line
+ * "$ SHOWN" (NULL: ARGV joined by spaces), for at most SECONDS; then
+ * "# exit RC" and a blank line. Returns the exit status; -1 when it could
+ * not run, was ended by a signal, or flipbed was interrupted (it is killed
+ * then); -2 when it ran past SECONDS and was killed ("# killed after S s").
+ */
+int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, int seconds);
+
 #endif

@@ -409,31 +409,7 @@ struct point {
 /* Run ARGV with its output appended to OUT; its exit status, -1, or -2 (time limit). */
 static int run_tool(char *const argv[], const char *out)
 {
-	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	double deadline = fb_now() + fb_oracle_seconds();
-	struct fb_proc p;
-	int rc = -1, reaped = 0;
-
-	if (fd < 0)
-		return -1;
-	dprintf(fd, "$");
-	for (int i = 0; argv[i]; i++)
-		dprintf(fd, " %s", argv[i]);
-	dprintf(fd, "\n");
-	if (fb_proc_spawn(&p, argv[0], argv, -1, fd, fd) == 0) {
-		while (!(reaped = fb_proc_reap(&p, 0)) && fb_now() < deadline &&
-		       !fb_proc_interrupted())
-			usleep(5000);
-		if (!reaped) {
-			fb_proc_kill(&p);
-			rc = -2;
-		} else {
-			rc = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
-		}
-	}
-	dprintf(fd, "# exit %d\n\n", rc);
-	close(fd);
-	return rc;
+	return fb_proc_run_logged(argv, NULL, out, fb_oracle_seconds());
 }
 
 static int replay(struct sweep *w, struct point *p)

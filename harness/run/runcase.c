@@ -209,31 +209,12 @@ const char *case_exit_line(const struct fb_vm_result *r, struct casectx *x)
  */
 static int run_fsck(const char *image, const char *out, const char *opt)
 {
-	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	struct fb_proc p;
 	char *argv[] = { "e2fsck", (char *)opt, (char *)image, NULL };
-	double deadline = fb_now() + fb_oracle_seconds();
-	int rc = -1;
+	char shown[64];
 
-	if (fd < 0)
-		return -1;
-	dprintf(fd, "$ e2fsck %s IMAGE\n", opt);
-	if (fb_proc_spawn(&p, "e2fsck", argv, -1, fd, fd) == 0) {
-		int reaped;
-
-		while (!(reaped = fb_proc_reap(&p, 0)) && fb_now() < deadline)
-			usleep(10000);
-		if (!reaped) {
-			fb_proc_kill(&p);
-			dprintf(fd, "# killed after %d s\n", fb_oracle_seconds());
-			rc = -2;
-		} else {
-			rc = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
-		}
-	}
-	dprintf(fd, "# exit %d\n\n", rc);
-	close(fd);
-	return rc;
+	/* the oracle (fsck.c) reads the runs by their "$ e2fsck OPT" lines */
+	snprintf(shown, sizeof(shown), "e2fsck %s IMAGE", opt);
+	return fb_proc_run_logged(argv, shown, out, fb_oracle_seconds());
 }
 
 /*
