@@ -54,6 +54,7 @@ static void usage(FILE *f)
 "       flipbed campaign --minimize FINDING_DIR [--jobs N]\n"
 "       flipbed campaign --title LOG   (a finding's title from a dmesg.txt or transcript.log)\n"
 "  --kernel K          kasan (default when build/kernel/kasan is built), patched, stock\n"
+"  --kernel-image PATH a vmlinux or bzImage built elsewhere, as kernel 'image', instead\n"
 "  --types T,...       object types to corrupt (default: every type a recipe holds)\n"
 "  --timing T,...      rest, read, read-sticky, write (default rest,read,write)\n"
 "  --bits 1..K         flip 1 to K bits per case (default 1..4; --bits K is the same)\n"
@@ -147,6 +148,7 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		{ "seed", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "kernel", required_argument, NULL, 'k' },
+		{ "kernel-image", required_argument, NULL, 'I' },
 		{ "types", required_argument, NULL, 'T' },
 		{ "timing", required_argument, NULL, 't' },
 		{ "bits", required_argument, NULL, 'b' },
@@ -188,7 +190,15 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 			a->o.count = (int)v;
 			break;
 		case 'k':
-			if (fb_opt_kernel("campaign", optarg, &a->o.kernel))
+		case 'I':
+			if (a->o.kernel) {
+				fprintf(stderr, "flipbed campaign: --kernel%s %s: a campaign runs one "
+					"kernel, and %s was given\n", c == 'I' ? "-image" : "", optarg,
+					a->o.kernel);
+				return -1;
+			}
+			if (c == 'I' ? fb_kernel_add_image(optarg, &a->o.kernel) :
+				       fb_opt_kernel("campaign", optarg, &a->o.kernel))
 				return -1;
 			break;
 		case 'T':

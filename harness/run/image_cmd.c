@@ -19,6 +19,7 @@
 #include "campaign/campaign.h"
 #include "cmd.h"
 #include "scenario/scenario.h"
+#include "kernels.h"
 #include "options.h"
 #include "run/image.h"
 #include "util.h"
@@ -27,7 +28,8 @@
 
 struct image_args {
 	const char *image;
-	const char *kernel;
+	const char *kernel;	/* --kernel's list, --kernel-image's "image" added */
+	char kernels[256];
 	const char *workload;
 	const char *expect;
 	const char *out;
@@ -40,6 +42,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: flipbed image IMAGE [options]\n"
 "  --kernel K[,K]     kernels (default: stock,patched)\n"
+"  --kernel-image PATH  also a vmlinux or bzImage built elsewhere, as kernel 'image'\n"
 "  --workload W       walk (default: mount, walk the tree, read every file),\n"
 "                     mount-only, or guest steps joined by ';' ('mount;ls /;stat /a')\n"
 "  --expect F=V,...   expectation: detect, reaction, fsck, data, warning (default: any)\n"
@@ -52,6 +55,7 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 {
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, 'k' },
+		{ "kernel-image", required_argument, NULL, 'I' },
 		{ "workload", required_argument, NULL, 'w' },
 		{ "expect", required_argument, NULL, 'e' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -67,12 +71,19 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 	a->timeout = 60;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'k': {
+		case 'k':
+		case 'I': {
 			char checked[256] = "";
+			const char *name = optarg;
+			size_t n = strlen(a->kernels);
 
-			if (fb_opt_kernels("image", optarg, checked, sizeof(checked)))
+			if (c == 'I' && fb_kernel_add_image(optarg, &name))
 				return -1;
-			a->kernel = optarg;
+			if (fb_opt_kernels("image", name, checked, sizeof(checked)))
+				return -1;
+			/* the comma list fb_campaign_execute() takes */
+			snprintf(a->kernels + n, sizeof(a->kernels) - n, "%s%s", n ? "," : "", name);
+			a->kernel = a->kernels;
 			break;
 		}
 		case 'w':

@@ -43,6 +43,25 @@ grep -q "\"image\": *\"$B/kernel/patched/vmlinux\"" "$T/run/run.json" ||
 grep -q "image 6\.1\.[0-9]* ($B/kernel/patched/vmlinux)" "$T/run/summary.md" ||
 	check_fail "summary.md does not give the image's release and path"
 
+# flipbed image and flipbed campaign take it too: the same image as a case
+# of its own (@image), and a campaign's cases on it
+mkimage "$T/img"
+"$FLIPBED" image "$T/img" --kernel-image "$B/kernel/stock/vmlinux" --workload mount-only \
+	--out "$T/image-run" > "$T/image.log" 2>&1
+grep -q '"case":"[^"]*@image"' "$T/image-run/cases.jsonl" 2>/dev/null &&
+	ok "flipbed image --kernel-image: a case @image" ||
+	{ tail -n 5 "$T/image.log"; check_fail "flipbed image --kernel-image: no case @image"; }
+"$FLIPBED" campaign --seed 3 --count 2 --kernel-image "$B/kernel/stock/vmlinux" \
+	--out "$T/campaign" > "$T/campaign.log" 2>&1
+n=$(grep -c '"case":"case-0000[12]@image"' "$T/campaign/run/cases.jsonl" 2>/dev/null)
+[ "${n:-0}" -eq 2 ] && ok "flipbed campaign --kernel-image: 2 cases @image" ||
+	{ tail -n 5 "$T/campaign.log"; check_fail "flipbed campaign --kernel-image: ${n:-0} cases @image, expected 2"; }
+"$FLIPBED" campaign --seed 3 --count 2 --kernel stock --kernel-image "$B/kernel/stock/vmlinux" \
+	--generate --out "$T/c2" > "$T/out" 2> "$T/err"
+[ $? -eq 2 ] && grep -q "a campaign runs one kernel" "$T/err" &&
+	ok "campaign --kernel and --kernel-image: exit 2, $(cat "$T/err")" ||
+	check_fail "campaign --kernel with --kernel-image: not refused ($(cat "$T/err"))"
+
 # refused KERNEL WHAT PATTERN: exit 2 with PATTERN on stderr, nothing booted
 refused() {
 	"$FLIPBED" boot --kernel-image "$1" --image "$T/img" --step mount > "$T/out" 2> "$T/err"
