@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # ext4's errors= mount option as a matrix axis (scenarios/matrix/errors.mat):
-# one zeroed inode checksum on the patched 6.1 kernel under errors=remount-ro,
-# continue and panic. Each mount step gets the option, and each case meets
-# the expectation the option implies: remount-ro, error-continue, and a
-# panic that is a kernel outcome, not infra. A bad value is bad input.
+# checksum errors of five object types (inode, block bitmap, extent leaf,
+# xattr block, directory leaf) on the patched 6.1 kernel under
+# errors=remount-ro, continue and panic: every case must meet the
+# expectation the option implies (the whole matrix exits 0); the inode
+# case is looked at closely: each mount step gets the option, and the
+# reactions are remount-ro, error-continue, and a panic that is a kernel
+# outcome, not infra. A bad value is bad input.
 # Groups: quick, csum.
 . "$(dirname "$0")/lib.sh"
 require_flipbed
