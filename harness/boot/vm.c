@@ -159,6 +159,8 @@ static void on_agent_line(struct run *x, char *line)
 			r->t.done = since(&x->start);
 		next = x->h->next ? x->h->next(x->h->ctx, &seg) : 0;
 		if (next == 2) {
+			/* the unmount gets a timeout of its own, not what the case left */
+			x->deadline = since(&x->start) + x->c->timeout;
 			send_line(x, "%s\n", "release");
 			return;
 		}
