@@ -15,14 +15,18 @@
 # printed no WARNING, BUG, lockdep or KASAN report.
 # Runs on every kernel variant built with csum_retry: patched and kasan
 # (KASAN, lockdep, DEBUG_ATOMIC_SLEEP, preemption: kernel/config/kasan.config);
-# CI requires kasan.
+# CI requires kasan. RACE_VARIANTS="NAME..." runs it on those kernels instead.
 # Groups: csum.
 . "$(dirname "$0")/lib.sh"
 kt_require patched
 [ -f "$top/build/lib/nbdkit-flipbed-plugin.so" ] ||
 	skip "flipbed nbdkit plugin not built (make build/lib/nbdkit-flipbed-plugin.so)"
 variants=patched
-if [ -f "$B/kernel/kasan/bzImage" ]; then
+if [ -n "${RACE_VARIANTS:-}" ]; then
+	# another kernel, e.g. an earlier series built from a kernels.ini of
+	# its own (FLIPBED_KERNELS_INI, kernel/README.md)
+	variants=$RACE_VARIANTS
+elif [ -f "$B/kernel/kasan/bzImage" ]; then
 	variants="$variants kasan"
 elif [ "${CI:-}" = true ]; then
 	fail "the kasan variant is not built (make kasan): the race must run under KASAN and lockdep in CI"
