@@ -62,6 +62,7 @@ struct boot {
 	int finished;			/* cases of ORDER that said "done" */
 	bool halt;			/* a case asked the boot to end after it */
 	char why[160];			/* ... and why (case.json "vm": "ended_boot") */
+	bool in_case;			/* the current case's mark has come: its lines count */
 	bool mounted;			/* the current case left /mnt mounted */
 	bool released;			/* ... and the agent has unmounted it */
 	char serial[FB_VM_MAX_DISKS][16];
@@ -90,9 +91,9 @@ static const char *changes_kernel(const char *text)
 {
 	static const char *const what[] = {
 		"WARNING:", "BUG:", "UBSAN:", "Oops", "KASAN", "Kernel panic",
-		"INFO: task", "blocked for more than", "lockdep", "possible recursive locking",
-		"possible circular locking", "cut here", "Call Trace", "callbacks suppressed",
-		"ratelimit", "RIP:", "I/O error",
+		"INFO: task", "blocked for more than", "possible recursive locking",
+		"possible circular locking", "inconsistent lock state", "cut here", "Call Trace",
+		"callbacks suppressed", "ratelimit", "RIP:", "I/O error",
 	};
 
 	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++)
@@ -146,7 +147,7 @@ static void on_console(void *ctx, const char *line)
 	struct casectx *x = current(b);
 
 	fprintf(b->log, "C %s\n", line);
-	if (x && changes_kernel(line))
+	if (x && b->in_case && changes_kernel(line))
 		halt(b, "a console line says '%s'", changes_kernel(line));
 	if (x && x->o->verbose)
 		fprintf(stderr, "%s: C %s\n", x->c->name, line);
@@ -165,6 +166,18 @@ static void on_agent(void *ctx, const char *line)
 	}
 	case_on_agent(x, line);		/* writes to x->log: the boot's log */
 	level = kmsg_level(line, &text);
+	/*
+	 * Kernel lines count from the case's own mark: the agent forwards the
+	 * boot's messages after "ready" (a debug kernel's boot says "RCU
+	 * lockdep checking is enabled"), and those are the boot's.
+	 */
+	if (level >= 0 && !b->in_case) {
+		char mark[48];
+
+		snprintf(mark, sizeof(mark), "flipbed-mark case-%s", b->serial[b->cur]);
+		b->in_case = !strcmp(text, mark);
+		return;
+	}
 	if (level >= 0 && changes_kernel(line))
 		halt(b, "a kernel line says '%s'", changes_kernel(line));
 	if (level >= 0 && level <= 4 && counts_as_noise(text) && ++b->noisy >= NOISY_LINES)
@@ -191,7 +204,7 @@ static void start_case(struct boot *b, int k)
 
 	b->cur = k;
 	b->noisy = 0;
-	b->mounted = b->released = false;
+	b->mounted = b->released = b->in_case = false;
 	b->t_start = now_since(&b->t0);
 	x->t_boot = k == 0 ? b->t_ready : 0;
 	json_decref(x->batch);
