@@ -146,9 +146,11 @@ static void on_console(void *ctx, const char *line)
 	struct boot *b = ctx;
 	struct casectx *x = current(b);
 
+	const char *what = x && b->in_case ? changes_kernel(line) : NULL;
+
 	fprintf(b->log, "C %s\n", line);
-	if (x && b->in_case && changes_kernel(line))
-		halt(b, "a console line says '%s'", changes_kernel(line));
+	if (what)
+		halt(b, "a console line says '%s'", what);
 	if (x && x->o->verbose)
 		fprintf(stderr, "%s: C %s\n", x->c->name, line);
 }
@@ -157,7 +159,7 @@ static void on_agent(void *ctx, const char *line)
 {
 	struct boot *b = ctx;
 	struct casectx *x = current(b);
-	const char *text = "";
+	const char *text = "", *what;
 	int level;
 
 	if (!x) {
@@ -178,8 +180,8 @@ static void on_agent(void *ctx, const char *line)
 		b->in_case = !strcmp(text, mark);
 		return;
 	}
-	if (level >= 0 && changes_kernel(line))
-		halt(b, "a kernel line says '%s'", changes_kernel(line));
+	if (level >= 0 && (what = changes_kernel(line)))
+		halt(b, "a kernel line says '%s'", what);
 	if (level >= 0 && level <= 4 && counts_as_noise(text) && ++b->noisy >= NOISY_LINES)
 		halt(b, "%d kernel lines at warning level or worse, not ext4's or jbd2's",
 		     NOISY_LINES);
@@ -584,8 +586,9 @@ int fb_batch_run(const struct fb_case_spec *c, const struct fb_golden *g, int n,
 		/* the cases of this boot that it did not use up run again */
 		int keep = 0, left[FB_VM_MAX_DISKS];
 
+		/* (none after an interruption: they are recorded as not started) */
 		for (int i = used; i < take; i++)
-			if (reset_case(&x[order[i]], &g[order[i]]) == 0)
+			if (fb_proc_interrupted() || reset_case(&x[order[i]], &g[order[i]]) == 0)
 				left[keep++] = order[i];
 		memmove(ready + keep, ready + take, (nready - take) * sizeof(int));
 		memcpy(ready, left, keep * sizeof(int));
