@@ -218,9 +218,13 @@ static int run_step(int i)
 }
 
 /*
- * One case: its steps, then "done PASSED FAILED", with " mounted" when it
- * left /mnt mounted (the host then ends the batch: the next case's mount
- * would stack on it).
+ * One case: its steps, a sync, then "done PASSED FAILED", with " mounted"
+ * when it left /mnt mounted (the host then ends the batch: the next case's
+ * mount would stack on it). The sync writes back what the workload left,
+ * as the sync before a reboot does for a case alone: a case of a batch
+ * gets its disk frozen at "done", and must leave it as a reboot would.
+ * Its kernel lines and filesystem errors are the case's. A crash step
+ * skips it: the disk stays as the kernel left it.
  */
 static void run_case(void)
 {
@@ -235,6 +239,8 @@ static void run_case(void)
 		passed += met == 1;
 		failed += met == 0;
 	}
+	if (!crashed)
+		sync();
 	fserror_stop();
 	kmsg_drain();
 	chan_send("done %d %d%s", passed, failed, mounted() ? " mounted" : "");
@@ -268,8 +274,6 @@ int main(void)
 			release();
 			more = receive_steps();
 		}
-		if (more > 0)
-			sync();	/* as before a reboot */
 	}
 	kmsg_stop();
 	chan_drain();
