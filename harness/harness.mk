@@ -20,7 +20,7 @@
 HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c paths.c options.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
-	run/image.c run/manifest.c run/target.c run/undetected.c run/fsck.c run/runcase.c run/batch.c run/run.c run/image_cmd.c \
+	run/image.c run/manifest.c run/target.c run/undetected.c run/fsck.c run/fsck_check.c run/runcase.c run/batch.c run/run.c run/image_cmd.c \
 	run/fserror.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
@@ -56,14 +56,15 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	timeout.sh interrupt.sh rule.sh panic.sh infra.sh scenario-errors.sh \
 	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-minimize.sh image-cmd.sh \
 	copy-source.sh campaign-interrupt-start.sh case-record.sh data-bound.sh hostile-input.sh \
-	step-judge.sh golden-interrupt.sh fsck-oracle.sh manifest-replay.sh \
+	step-judge.sh golden-interrupt.sh fsck-oracle.sh fsck-replay.sh manifest-replay.sh \
 	scenario-vars.sh kernel-registry.sh kernel-image.sh \
 	campaign-run.sh errors-axis.sh)
 # walk lists and reads every xattr: a bad xattr block checksum is reported
 TESTS += harness/tests/walk-xattr.sh
-# many cases per boot: a QEMU killed mid-batch, and the same outcomes batched
-# and one case per boot over the ci matrix
-TESTS += harness/tests/batch-kill.sh harness/tests/batch-agree.sh
+# many cases per boot: a QEMU killed mid-batch, a case's writes on its disk
+# before the next case starts, and the same outcomes batched and one case
+# per boot over the ci matrix
+TESTS += harness/tests/batch-kill.sh harness/tests/batch-sync.sh harness/tests/batch-agree.sh
 BENCHES += bench-boot bench-matrix bench-campaign
 
 # The fanotify witness: the host's parsing of the agent's fserror lines and

@@ -154,13 +154,14 @@ static int walk_dir(struct walk *w, ext2_ino_t dir)
 
 /*
  * Replay the journal of IMAGE on a copy, COPY, with e2fsck (only the
- * journal: -E journal_only), within the oracle's time. 0 when COPY holds
- * the replayed image, else -1 with WHY.
+ * journal: -E journal_only, and no -f, which would run every pass after
+ * the replay and repair the copy), within the oracle's time. 0 when COPY
+ * holds the replayed image, else -1 with WHY.
  */
 static int replay_copy(const char *image, const char *copy, double deadline,
 		       char *why, size_t len)
 {
-	char *argv[] = { "e2fsck", "-fy", "-E", "journal_only", (char *)copy, NULL };
+	char *argv[] = { "e2fsck", "-y", "-E", "journal_only", (char *)copy, NULL };
 	struct fb_proc p;
 	int reaped;
 

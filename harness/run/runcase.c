@@ -33,7 +33,7 @@
 #include "boot/proc.h"
 #include "run/runcase.h"
 #include "run/casectx.h"
-#include "run/fsck.h"
+#include "run/fsck_check.h"
 #include "run/target.h"
 #include "run/undetected.h"
 #include "boot/vm.h"
@@ -200,91 +200,7 @@ const char *case_exit_line(const struct fb_vm_result *r, struct casectx *x)
 	}
 }
 
-/* ---- after the boot: e2fsck and user data ---- */
-
-/*
- * One e2fsck run on IMAGE, its output appended to OUT: its exit status, -1
- * when it could not run, -2 when it ran past fb_oracle_seconds() and was
- * killed (a corrupted image is hostile input to e2fsck too).
- */
-static int run_fsck(const char *image, const char *out, const char *opt)
-{
-	char *argv[] = { "e2fsck", (char *)opt, (char *)image, NULL };
-	char shown[64];
-
-	/* the oracle (fsck.c) reads the runs by their "$ e2fsck OPT" lines */
-	snprintf(shown, sizeof(shown), "e2fsck %s IMAGE", opt);
-	return fb_proc_run_logged(argv, shown, out, fb_oracle_seconds());
-}
-
-/*
- * The problem lines (fsck.h) in OUT from byte FROM on, the output of the
- * run just made; the first few go to PROBLEMS when it is not NULL.
- * Bounded: e2fsck's output is read up to 1 MiB.
- */
-static int fsck_problems(const char *out, off_t from, json_t *problems)
-{
-	char lines[8][FB_FSCK_LINE];
-	size_t len;
-	char *text = fb_slurp(out, &len);
-	int n = 0;
-
-	if (!text)
-		return 0;
-	if ((size_t)from < len) {
-		size_t cap = len - from < (1 << 20) ? len - from : (1 << 20);
-
-		n = fb_fsck_problems(text + from, cap, lines, 8);
-		for (int i = 0; problems && i < n && i < 8; i++)
-			json_array_append_new(problems, json_string(lines[i]));
-	}
-	free(text);
-	return n;
-}
-
-static off_t file_size(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? 0 : st.st_size;
-}
-
-/*
- * e2fsck -fn, -fy, -fn. A run is clean when it exits 0 and its output
- * names no problem (fsck.h: -n can exit 0 after "IGNORED"). The first
- * run's problem lines go to case.json (fsck_problems).
- */
-static enum fb_fsck fsck_all(struct casectx *x, const char *image, const char *out,
-			     json_t *codes)
-{
-	off_t at = file_size(out);
-	int first = run_fsck(image, out, "-fn");
-	int first_problems = first < 0 ? 0 : fsck_problems(out, at, x->fsck_problems);
-	int fix = first == -2 ? -2 : run_fsck(image, out, "-fy");
-	off_t at2 = file_size(out);
-	int second = fix == -2 ? -2 : run_fsck(image, out, "-fn");
-	int second_problems = second < 0 ? 0 : fsck_problems(out, at2, NULL);
-
-	if (first == -2 || fix == -2 || second == -2) {
-		case_set_infra(x, "e2fsck %s ran past %d s", first == -2 ? "-fn" : fix == -2 ?
-			  "-fy" : "-fn (after -fy)", fb_oracle_seconds());
-		return FB_FSCK_NOT_RUN;
-	}
-
-	json_object_set_new(codes, "fn", json_integer(first));
-	json_object_set_new(codes, "fy", json_integer(fix));
-	json_object_set_new(codes, "fn2", json_integer(second));
-	/*
-	 * -1: e2fsck could not be run at all. Otherwise any status but 0 says
-	 * the filesystem is not clean, 8 included: e2fsck ran and could not
-	 * even open it (a primary superblock with no usable backup).
-	 */
-	if (first < 0 || second < 0)
-		return FB_FSCK_NOT_RUN;
-	if (first == 0 && !first_problems)
-		return FB_FSCK_CLEAN;
-	return second == 0 && !second_problems ? FB_FSCK_REPAIRED : FB_FSCK_UNREPAIRED;
-}
+/* ---- after the boot: e2fsck (fsck_check.c) and user data ---- */
 
 /* Paths the workload itself changes: their content is not the golden one. */
 static int mutated_paths(const struct fb_scenario *s, char **out, int max)
@@ -821,11 +737,14 @@ int case_prepare(struct casectx *x, const struct fb_golden *g)
 /* After the boot: e2fsck and the data oracle on the image the guest left. */
 void case_check_image(struct casectx *x, const struct fb_golden *g)
 {
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], why[160];
 	double t = fb_now();
 
 	snprintf(path, sizeof(path), "%s/fsck.txt", x->dir);
-	x->out.fsck = fsck_all(x, x->image, path, x->fsck_codes);
+	x->out.fsck = fb_fsck_check(x->image, path, x->fsck_codes, x->fsck_problems, why,
+				    sizeof(why));
+	if (*why)
+		case_set_infra(x, "%s", why);
 	x->out.data = check_data(x, g, x->image, x->ddetail, sizeof(x->ddetail));
 	x->t_fsck = fb_now() - t;
 }

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fsck verdict (fsck_check.h): e2fsck -fn, -fy, -fn on the image a
+ * case left, after the journal's replay when the kernel left one pending.
+ *
+ * A case often ends with its filesystem mounted: the guest reboots, or a
+ * batch freezes the disk, with the last transactions in the journal and
+ * only some of their blocks written in place, as far as writeback had got.
+ * e2fsck -fn skips the replay ("skipping journal recovery because doing a
+ * read-only filesystem check") and judges those blocks: a state no mount
+ * ever sees, which depends on when writeback ran, so the same case could
+ * be clean in one run and repaired in the next. The next mount, and
+ * e2fsck -fy, replay first; so does this check, with e2fsck -y -E
+ * journal_only, and anything that run prints beyond the replay (a journal
+ * it cannot use, a superblock it has to take from a backup) is a problem
+ * of the image as the kernel left it.
+ */
+#include <ext2fs/ext2fs.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "boot/proc.h"
+#include "run/fsck.h"
+#include "run/fsck_check.h"
+#include "run/manifest.h"
+#include "util.h"
+
+/*
+ * One e2fsck run on IMAGE with the options OPTS (at most 3), its output
+ * appended to OUT: its exit status, -1 when it could not run, -2 when it
+ * ran past fb_oracle_seconds() and was killed (a corrupted image is
+ * hostile input to e2fsck too).
+ */
+static int run_fsck(const char *image, const char *out, const char *const opts[])
+{
+	char *argv[6] = { "e2fsck" };
+	char shown[64] = "e2fsck";
+	int n = 1;
+
+	for (; *opts && n < 4; opts++, n++) {
+		argv[n] = (char *)*opts;
+		snprintf(shown + strlen(shown), sizeof(shown) - strlen(shown), " %s", *opts);
+	}
+	argv[n] = (char *)image;
+	/* the oracle (fsck.c) reads the runs by their "$ e2fsck OPTS IMAGE" lines */
+	snprintf(shown + strlen(shown), sizeof(shown) - strlen(shown), " IMAGE");
+	return fb_proc_run_logged(argv, shown, out, fb_oracle_seconds());
+}
+
+/*
+ * The problem lines (fsck.h) in OUT from byte FROM on, the output of the
+ * run just made; the first few go to PROBLEMS when it is not NULL.
+ * Bounded: e2fsck's output is read up to 1 MiB.
+ */
+static int problems_since(const char *out, off_t from, json_t *problems)
+{
+	char lines[8][FB_FSCK_LINE];
+	size_t len;
+	char *text = fb_slurp(out, &len);
+	int n = 0;
+
+	if (!text)
+		return 0;
+	if ((size_t)from < len) {
+		size_t cap = len - from < (1 << 20) ? len - from : (1 << 20);
+
+		n = fb_fsck_problems(text + from, cap, lines, 8);
+		for (int i = 0; problems && i < n && i < 8 && json_array_size(problems) < 8; i++)
+			json_array_append_new(problems, json_string(lines[i]));
+	}
+	free(text);
+	return n;
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : st.st_size;
+}
+
+/*
+ * Whether IMAGE's primary superblock, read alone and with a valid
+ * checksum, says the journal awaits its replay. A superblock that fails
+ * its checks is left to e2fsck -fn: a replay would make e2fsck take a
+ * backup superblock and write it over the primary, a repair.
+ */
+static bool journal_pending(const char *image)
+{
+	ext2_filsys fs;
+	bool pending;
+
+	if (ext2fs_open2(image, NULL, EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_64BITS, 0, 0,
+			 unix_io_manager, &fs))
+		return false;
+	pending = ext2fs_has_feature_journal(fs->super) &&
+		  ext2fs_has_feature_journal_needs_recovery(fs->super);
+	ext2fs_close_free(&fs);
+	return pending;
+}
+
+enum fb_fsck fb_fsck_check(const char *image, const char *out, json_t *codes,
+			   json_t *problems, char *why, size_t len)
+{
+	static const char *const replay_opts[] = { "-y", "-E", "journal_only", NULL };
+	static const char *const fn[] = { "-fn", NULL }, *const fy[] = { "-fy", NULL };
+	int replay = 0, replay_problems = 0, first, first_problems, fix, second, second_problems;
+	off_t at;
+
+	*why = '\0';
+	if (journal_pending(image)) {
+		at = file_size(out);
+		replay = run_fsck(image, out, replay_opts);
+		if (replay == -2) {
+			snprintf(why, len, "e2fsck -E journal_only ran past %d s", fb_oracle_seconds());
+			return FB_FSCK_NOT_RUN;
+		}
+		if (replay < 0)
+			return FB_FSCK_NOT_RUN;
+		json_object_set_new(codes, "replay", json_integer(replay));
+		replay_problems = problems_since(out, at, problems) + (replay > 1);
+	}
+	at = file_size(out);
+	first = run_fsck(image, out, fn);
+	first_problems = first < 0 ? 0 : problems_since(out, at, problems);
+	fix = first == -2 ? -2 : run_fsck(image, out, fy);
+	at = file_size(out);
+	second = fix == -2 ? -2 : run_fsck(image, out, fn);
+	second_problems = second < 0 ? 0 : problems_since(out, at, NULL);
+
+	if (first == -2 || fix == -2 || second == -2) {
+		snprintf(why, len, "e2fsck %s ran past %d s", first == -2 ? "-fn" : fix == -2 ?
+			 "-fy" : "-fn (after -fy)", fb_oracle_seconds());
+		return FB_FSCK_NOT_RUN;
+	}
+	json_object_set_new(codes, "fn", json_integer(first));
+	json_object_set_new(codes, "fy", json_integer(fix));
+	json_object_set_new(codes, "fn2", json_integer(second));
+	/*
+	 * -1: e2fsck could not be run at all. Otherwise any status but 0 says
+	 * the filesystem is not clean, 8 included: e2fsck ran and could not
+	 * even open it (a primary superblock with no usable backup). The
+	 * replay's own status is 0 or 1 (it wrote the journal's blocks) when
+	 * all went well.
+	 */
+	if (first < 0 || second < 0)
+		return FB_FSCK_NOT_RUN;
+	if (first == 0 && !first_problems && !replay_problems)
+		return FB_FSCK_CLEAN;
+	return second == 0 && !second_problems ? FB_FSCK_REPAIRED : FB_FSCK_UNREPAIRED;
+}
