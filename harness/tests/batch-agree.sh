@@ -20,6 +20,19 @@ run() {
 	echo "flipbed matrix ci $*: exit $? in $(($(date +%s) - _t)) s;" \
 		"$(grep -o '[0-9.]* cases/min' "$T/$out.log" | tail -n 1)"
 }
+# For each case the diff names, what each run's record says about it: the
+# fsck statuses and problem lines, the outcome's detail, the boot it had.
+why_changed() {
+	sed -n 's/^\([^ ]*@[^ ]*\): .* -> .*/\1/p' "$T/diff" | sort -u | while read -r c; do
+		for r in solo batched; do
+			grep "^{\"case\":\"$c\"" "$T/$r/cases.jsonl" | head -n 1 > "$T/rec"
+			echo "  $c, $r run: $(grep -o '"fsck_exit":{[^}]*}' "$T/rec")" \
+				"$(grep -o '"fsck_problems":\[[^]]*\]' "$T/rec" | cut -c 1-300)" \
+				"$(grep -o '"detail":"[^"]*"' "$T/rec" | head -n 1 | cut -c 1-200)" \
+				"$(grep -o '"vm":{[^}]*}' "$T/rec")"
+		done
+	done
+}
 out=solo run --batch 1 --out "$T/solo"
 out=batched run --out "$T/batched"
 # An infra case has no outcome to compare: each is named. One in a run is
@@ -45,6 +58,6 @@ shared=$(grep -c '"vm":{"boot":[0-9]*,"cases":[0-9]*,"place":[2-9]' "$T/batched/
 tail -n 1 "$T/diff"
 grep -q ', 0 changed; [0-9]* infra or skipped; 0 only in .*, 0 only in ' "$T/diff" &&
 	echo "ok: every case has the same (detect, reaction, fsck, data) one per boot and batched" ||
-	{ cat "$T/diff"; check_fail "the batched run differs from the one-per-boot run (above)"; }
+	{ cat "$T/diff"; why_changed; check_fail "the batched run differs from the one-per-boot run (above)"; }
 no_leftovers
 finish
