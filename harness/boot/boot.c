@@ -24,6 +24,7 @@
 
 #define MAX_STEPS 1024
 #define MAX_RULES 64
+#define FB_BOOT_MAX_CPUS 4	/* --cpus: more vCPUs than host cores only slow each other */
 #define TAIL_LINES 80
 
 struct rule_at {
@@ -33,7 +34,7 @@ struct rule_at {
 struct boot {
 	const char *variant, *image, *faultlog, *source;
 	double timeout;
-	int console;
+	int console, cpus;
 	const char *steps[MAX_STEPS];
 	struct step parsed[MAX_STEPS];
 	char result[MAX_STEPS][24];	/* "ok", an errno name, or "" (none yet) */
@@ -65,17 +66,19 @@ static void help(void)
 {
 	printf("usage: flipbed boot [--kernel NAME | --kernel-image PATH] --image IMAGE [--step 'STEP']...\n"
 	       "                    [--timeout S] [--rule 'RULE']... [--rule-at NAME 'RULE']...\n"
-	       "                    [--faultlog FILE] [--source IMAGE] [--console]\n"
+	       "                    [--faultlog FILE] [--source IMAGE] [--console] [--cpus N]\n"
 	       "Boots the kernel NAME (default patched; kernel/kernels.ini: %s)\n"
 	       "under QEMU with IMAGE as /dev/vda, runs the steps in the guest agent,\n"
 	       "streams step results and kernel messages.\n"
 	       "--kernel-image boots a vmlinux or bzImage built elsewhere, once it is checked\n"
 	       "for virtio-mmio, virtio-blk, the virtio console, the 8250 console and ext4.\n"
 	       "--source attaches another ext4 image read-only as /dev/vdb for 'copy-source'.\n"
+	       "--cpus N gives the guest N vCPUs (1 to %d; default 1), each a host thread, so\n"
+	       "that a race between guest threads runs truly in parallel.\n"
 	       "A step may start with 'expect ERRNAME' (must fail with it) or 'may' (not counted).\n"
 	       "Exit: 0 all steps met and the guest ended cleanly, 1 not, 2 bad input,\n"
 	       "3 QEMU/nbdkit failed, 4 timeout, 128+N killed by signal N. Steps:\n",
-	       fb_kernel_names());
+	       fb_kernel_names(), FB_BOOT_MAX_CPUS);
 	step_list(stdout);
 }
 
@@ -100,6 +103,7 @@ static int parse_args(struct boot *b, int argc, char **argv)
 		{ "faultlog", required_argument, NULL, 'f' },
 		{ "source", required_argument, NULL, 'S' },
 		{ "console", no_argument, NULL, 'c' },
+		{ "cpus", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -119,6 +123,15 @@ static int parse_args(struct boot *b, int argc, char **argv)
 		case 'f': b->faultlog = optarg; break;
 		case 'S': b->source = optarg; break;
 		case 'c': b->console = 1; break;
+		case 'C': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || n < 1 || n > FB_BOOT_MAX_CPUS)
+				return bad("--cpus '%s': accepted: 1 to %d", optarg, FB_BOOT_MAX_CPUS);
+			b->cpus = (int)n;
+			break;
+		}
 		case 'h': help(); exit(EXIT_MET);
 		case 's':
 			if (b->nsteps == MAX_STEPS)
@@ -347,7 +360,7 @@ static int boot(struct boot *b, const char *kernel, const char *initrd,
 	struct fb_vm_config vc = {
 		.kernel = kernel, .initrd = initrd, .disk_sock = b->nbd.sock, .dir = dir,
 		.source = b->source,
-		.mem_mb = fb_kernel_find(b->variant)->mem_mb,
+		.mem_mb = fb_kernel_find(b->variant)->mem_mb, .cpus = b->cpus,
 		.timeout = b->timeout, .steps = b->steps, .nsteps = b->nsteps,
 		.peer = &b->nbd.proc,
 	};

@@ -34,7 +34,7 @@ struct run {
 	int con_fd, agent_fd, events_fd;
 	struct linebuf con, agent;
 	char log[4096];
-	char mem[16], disk[PATH_MAX + 128], src[PATH_MAX + 128], chan[PATH_MAX + 64];	/* QEMU arguments */
+	char mem[16], smp[16], disk[PATH_MAX + 128], src[PATH_MAX + 128], chan[PATH_MAX + 64];	/* QEMU arguments */
 	char (*bdisk)[PATH_MAX + 160];	/* a batch's -blockdev and -device arguments */
 	double deadline;	/* since start: the current case's end */
 	int done;
@@ -237,6 +237,7 @@ static void build_argv(struct run *x, char **argv)
 	int i = 0;
 
 	snprintf(x->mem, sizeof(x->mem), "%d", c->mem_mb);
+	snprintf(x->smp, sizeof(x->smp), "%d", c->cpus > 1 ? c->cpus : 1);
 	snprintf(x->disk, sizeof(x->disk), "driver=nbd,server.type=unix,server.path=%s,"
 		 "node-name=disk0,cache.direct=off,cache.no-flush=off", c->disk_sock);
 	if (c->source)
@@ -252,7 +253,7 @@ static void build_argv(struct run *x, char **argv)
 	argv[i++] = "-cpu";
 	argv[i++] = "max";
 	argv[i++] = "-smp";
-	argv[i++] = "1";
+	argv[i++] = x->smp;
 	argv[i++] = "-m";
 	argv[i++] = x->mem;
 	argv[i++] = "-nodefaults";

@@ -48,6 +48,8 @@ struct fb_vm_config {
 	const char *source;	/* NULL, or an image attached read-only as /dev/vdb */
 	const char *dir;	/* private directory: agent socket, qemu.log */
 	int mem_mb;		/* 256; KASAN kernels need 512 */
+	int cpus;		/* vCPUs: 0 or 1, one; more run as threads of
+				 * their own (multi-threaded TCG), for races */
 	double timeout;		/* seconds from QEMU's start to the first "done" */
 	const char *const *steps;	/* step texts, sent after "ready" */
 	int nsteps;

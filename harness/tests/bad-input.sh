@@ -36,6 +36,8 @@ expect2 "not an ext4 image (no superblock magic 0xEF53 at byte 1080)" boot --ima
 expect2 "image IMAGE is required" boot --step mount
 expect2 "kernel 'vanilla': accepted: stock, patched, kasan" boot --kernel vanilla --image "$img"
 expect2 "timeout 'soon': accepted: seconds" boot --timeout soon --image "$img"
+expect2 "--cpus '0': accepted: 1 to 4" boot --cpus 0 --image "$img"
+expect2 "--cpus '2x': accepted: 1 to 4" boot --cpus 2x --image "$img"
 expect2 "no step 'wait armed'" boot --image "$img" --step mount --rule-at armed 'on=read at=0 len=1 flip=0'
 expect2 "unknown option" boot --image "$img" --frobnicate
 expect2 "unknown command 'bot'; accepted: .*boot" bot
