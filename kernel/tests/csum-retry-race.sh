@@ -12,10 +12,14 @@
 # mark_buffer_dirty() warns on a buffer that is not uptodate). Passes only
 # if every updated file holds its last values, right after the race and on
 # the disk (read back with debugfs), the re-reads happened, and the kernel
-# printed no WARNING, BUG, lockdep or KASAN report.
-# Runs on every kernel variant built with csum_retry: patched and kasan
-# (KASAN, lockdep, DEBUG_ATOMIC_SLEEP, preemption: kernel/config/kasan.config);
-# CI requires kasan. RACE_VARIANTS="NAME..." runs it on those kernels instead.
+# printed no WARNING, BUG, lockdep or KASAN report. The guest has two
+# vCPUs (RACE_CPUS) and the plugin holds every read of those blocks 50 ms
+# (RACE_STALL_MS), so a re-read stays in flight while updates run.
+# Runs on every kernel variant built with csum_retry: patched, kasan
+# (KASAN, lockdep, DEBUG_ATOMIC_SLEEP, preemption: kernel/config/kasan.config)
+# and patched-smp (two CPUs, preemption: kernel/config/smp.config) when
+# built; CI requires kasan. RACE_VARIANTS="NAME..." runs it on those
+# kernels instead. What it cannot show: kernel/README.md.
 # Groups: csum.
 . "$(dirname "$0")/lib.sh"
 kt_require patched
@@ -33,7 +37,9 @@ elif [ "${CI:-}" = true ]; then
 else
 	echo "note: the kasan variant is not built (make kasan): the race runs on patched only"
 fi
+[ -z "${RACE_VARIANTS:-}" ] && [ -f "$B/kernel/patched-smp/bzImage" ] && variants="$variants patched-smp"
 threads=8 rounds=${RACE_ROUNDS:-100} blocks=${RACE_BLOCKS:-32}
+cpus=${RACE_CPUS:-2} stall=${RACE_STALL_MS:-50}
 
 img=$T/race.img
 mkfs.ext4 -q -F -b 4096 -I 256 -O metadata_csum,^has_journal "$img" 64M
@@ -55,10 +61,13 @@ for b in $(seq 0 $((blocks - 1))); do
 	off=$(debugfs -R "imap /r/v$b" "$img" 2>/dev/null | sed -n 's/.*offset \(0x[0-9a-f]*\).*/\1/p')
 	# bit 0 of the victim's i_atime: covered by its checksum only
 	rules="$rules --rule 'on=read at=$((blk * 4096 + off + 8)) len=1 flip=0'"
+	# every read of the block takes STALL ms: a re-read into the shared
+	# buffer stays in flight while the other vCPU's updates land in it
+	[ "$stall" -gt 0 ] && rules="$rules --rule 'on=read at=$((blk * 4096)) len=4096 stall=$stall'"
 done
 
 for v in $variants; do
-	eval kt_boot $v $v "$img" $rules --timeout 600 --faultlog "$T/$v.faults" \
+	eval kt_boot $v $v "$img" $rules --timeout 600 --faultlog "$T/$v.faults" --cpus $cpus \
 		--step "'mount errors=continue,csum_retry'" \
 		--step "'attr-race /r $threads $rounds'" --step umount >/dev/null
 	kt_has $v "step 2 attr-race /r $threads $rounds -> ok" &&
