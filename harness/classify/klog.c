@@ -483,7 +483,9 @@ static bool make_title(const struct report_rule *r, const char *m, char **lines,
 		in_func(t, size, lines, i, n, true);
 		return true;
 	case T_BUG:
-		snprintf(t, size, "BUG: %.*s", (int)strcspn(m + 5, ",:[0123456789"), m + 5);
+		/* the rule's needle is "BUG:": the line may end there */
+		at = m + 4 + strspn(m + 4, " ");
+		snprintf(t, size, "BUG: %.*s", (int)strcspn(at, ",:[0123456789"), at);
 		in_func(t, size, lines, i, n, false);
 		return true;
 	case T_HUNG:
