@@ -19,10 +19,15 @@
 #                                  the build failed (nothing left in build/kernel/NAME)
 #
 # A source is extracted once per version into build/kernel/src/TREE, shared
-# by the kernels with the same source and series (patched and kasan). The
-# series is kept applied there: touching one patch unapplies and re-applies
-# only that patch and the ones after it. Each kernel has its own O= directory
-# (build/kernel/obj/NAME), so the kernel's make rebuilds only what changed.
+# by every kernel with that source (stock, patched and kasan share one). A
+# build first brings the tree to its kernel's series, as quilt would: it
+# unwinds the applied patches back to the first that differs and applies
+# the rest, so touching one patch redoes only it and those after it. The
+# kernels with the same tree and config fragments share an O= directory
+# (build/kernel/obj/FIRST: stock and patched build in obj/stock, kasan in
+# obj/kasan), so the kernel's make compiles only what the series changed
+# since the last build there: patched after stock recompiles the files its
+# patches touch, and stock after patched the same files back.
 # JOBS=N sets make -jN (default: every core). FLIPBED_KERNELS_INI=FILE reads
 # another registry.
 set -eu
@@ -85,11 +90,24 @@ get() {
 
 known() { names | grep -qxF -- "$1"; }
 
-# The source tree of kernel NAME: the first kernel with its source and series.
-tree_of() {
-	_want="$(get "$1" source)|$(get "$1" patches || true)"
+# The object directory of kernel NAME: the first kernel with its source
+# and config fragments.
+objdir_of() {
+	_src=$(get "$1" source) _frag=$(get "$1" config)
 	for _t in $(names); do
-		if [ "$(get "$_t" source || true)|$(get "$_t" patches || true)" = "$_want" ]; then
+		if [ "$(get "$_t" source || true)" = "$_src" ] &&
+			[ "$(get "$_t" config || true)" = "$_frag" ]; then
+			echo "$_t"
+			return
+		fi
+	done
+}
+
+# The source tree of kernel NAME: the first kernel with its source.
+tree_of() {
+	_want=$(get "$1" source)
+	for _t in $(names); do
+		if [ "$(get "$_t" source || true)" = "$_want" ]; then
 			echo "$_t"
 			return
 		fi
@@ -258,7 +276,7 @@ check)
 	[ -n "$patches" ] || die "check $of: $of has no patch series"
 	name=check
 	[ "$of" = patched ] || name=check-$of
-	tree=$name
+	tree=$name objdir=$name
 	;;
 "")
 	usage "no kernel named"
@@ -269,6 +287,7 @@ check)
 	load
 	name=$kernel
 	tree=$(tree_of "$kernel")
+	objdir=$(objdir_of "$kernel")
 	;;
 esac
 
@@ -354,7 +373,7 @@ apply_series() {
 }
 
 configure() {
-	obj=$kb/obj/$name
+	obj=$kb/obj/$objdir
 	mkdir -p "$obj"
 	stamp=$obj/.flipbed-fragments
 	new=$(cd "$top/kernel/config" && cat $fragments)
@@ -381,17 +400,18 @@ if [ -z "${FLIPBED_KERNEL_LOCKED:-}" ]; then
 	exec flock "$kb/src/.lock-$tree" "$0" "$@"
 fi
 extract
-[ -n "$patches" ] && apply_series
+# with no series too: a tree shared with patched kernels goes back to none
+apply_series
 configure
 echo "  KBUILD  $name (-j$jobs)"
 start=$(date +%s)
-make -s -C "$kb/src/$tree" O="$kb/obj/$name" -j"$jobs" \
+make -s -C "$kb/src/$tree" O="$kb/obj/$objdir" -j"$jobs" \
 	KBUILD_BUILD_USER=flipbed KBUILD_BUILD_HOST=flipbed bzImage
 out=$kb/$name
 mkdir -p "$out"
 for f in arch/x86/boot/bzImage vmlinux .config; do
 	base=$(basename "$f"); [ "$base" = .config ] && base=config
-	cmp -s "$kb/obj/$name/$f" "$out/$base" || cp "$kb/obj/$name/$f" "$out/$base"
+	cmp -s "$kb/obj/$objdir/$f" "$out/$base" || cp "$kb/obj/$objdir/$f" "$out/$base"
 done
 echo "$version" > "$out/source-version"
 echo "  DONE    $out/bzImage ($(($(date +%s) - start)) s)"
