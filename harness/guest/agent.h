@@ -51,9 +51,13 @@ int op_run(int n, const struct step *s, char *detail, size_t len);
 /* copy.c: the copy-source step (the tree of the read-only disk /dev/vdb). */
 int op_copy_source(int n, const struct step *s, char *detail, size_t len);
 
-/* race.c: the inode-update race (attr-race) and its check after a remount. */
+/*
+ * race.c: the inode-update race (attr-race), its check after a remount, and
+ * one update with a lookup at a chosen moment inside it (update-lookup).
+ */
 int op_attr_race(int n, const struct step *s, char *detail, size_t len);
 int op_attr_check(int n, const struct step *s, char *detail, size_t len);
+int op_update_lookup(int n, const struct step *s, char *detail, size_t len);
 
 /*
  * fserror.c: ext4's error reports as fanotify FAN_FS_ERROR events of /mnt,

@@ -7,6 +7,7 @@ TESTS += kernel/tests/csum-report.sh kernel/tests/emergency-ro.sh \
 	kernel/tests/csum-first.sh kernel/tests/csum-journal.sh \
 	kernel/tests/csum-bitmap.sh kernel/tests/emergency-ro-nojournal.sh \
 	kernel/tests/csum-retry-paths.sh kernel/tests/csum-retry-race.sh \
+	kernel/tests/csum-retry-window.sh \
 	kernel/tests/csum-trace.sh kernel/tests/csum-journal-sites.sh \
 	kernel/tests/csum-journal-revoke.sh kernel/tests/build-tree.sh
 # The race runs under KASAN and lockdep too: make check builds the debug
