@@ -5,8 +5,8 @@
 # with kernel/patches/), `make kasan` (or KASAN=1) the debug variant too.
 # `make kernels-6.12` builds stock-6.12 and patched-6.12 (linux-source-6.12,
 # kernel/patches-6.12/) and `make check-6.12` boots them with a few
-# scenarios (kernel/smoke.sh); both stay out of `make` and `make check`,
-# which keeps CI's time bounded. See kernel/README.md.
+# scenarios (kernel/smoke.sh); `make` leaves them out, `make check` builds
+# them for the ci matrix (kernel/tests/tests.mk). See kernel/README.md.
 
 KERNEL_NAMES := $(shell kernel/build.sh --list)
 KERNEL_VARIANTS := stock patched

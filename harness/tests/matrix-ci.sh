@@ -1,14 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The regression matrix (scenarios/matrix/ci.mat) on both kernels, booted for
-# real: every case must meet its expectation (flipbed exits 0), and every
-# object type the corruptor knows must have at least one case on each kernel
-# ("every object type gets a case" is checked, not assumed). Groups: ci.
+# The regression matrix (scenarios/matrix/ci.mat) on its four kernels (stock
+# and patched, 6.1 and 6.12), booted for real: every case must meet its
+# expectation (flipbed exits 0), and every object type the corruptor knows
+# must have at least one case on each kernel ("every object type gets a
+# case" is checked, not assumed). Groups: ci.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 require_flipbed
-require_kernel stock patched
+kernels="stock patched stock-6.12 patched-6.12"
+require_kernel $kernels
 flipbed=$FLIPBED
 out=$top/build/tests/matrix-ci
 rm -rf "$out"
@@ -24,7 +26,7 @@ if [ "$(echo $types | wc -w)" -lt 22 ]; then
 	missing=1
 fi
 for t in $types; do
-	for k in stock patched; do
+	for k in $kernels; do
 		if ! grep -q "\"kernel\":\"$k\".*\"target\":{[^}]*\"type\":\"$t\"" "$out/cases.jsonl"; then
 			echo "no case of type $t on kernel $k"
 			missing=1

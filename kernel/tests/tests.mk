@@ -11,8 +11,10 @@ TESTS += kernel/tests/csum-report.sh kernel/tests/emergency-ro.sh \
 	kernel/tests/csum-trace.sh kernel/tests/csum-journal-sites.sh \
 	kernel/tests/csum-journal-revoke.sh kernel/tests/build-tree.sh
 # The race runs under KASAN and lockdep too: make check builds the debug
-# variant (kernel/config/kasan.config) as well.
-CHECK_NEEDS += $(B)/kernel/kasan/bzImage
+# variant (kernel/config/kasan.config) as well, and the 6.12 pair, which the
+# ci matrix runs (harness/tests/matrix-ci.sh).
+CHECK_NEEDS += $(B)/kernel/kasan/bzImage \
+	$(foreach k,$(KERNELS_6_12),$(B)/kernel/$(k)/bzImage)
 PACKAGES += e2fsprogs python3
 
 # Create/unlink 10000 files on stock, patched and patched+csum_retry.
