@@ -344,15 +344,19 @@ apply_series() {
 			diverged=1
 		fi
 	done
-	# unwind in reverse order down to $keep
+	# unwind in reverse order down to $keep; $applied/series says what is
+	# applied after every step, so that a series that stops applying
+	# midway leaves a tree the next build can bring to any series
 	n=$(echo "$have" | grep -c . || true)
 	while [ "$n" -gt "$keep" ]; do
 		p=$(echo "$have" | sed -n "${n}p")
 		echo "  UNAPPLY $p"
 		patch -s -R -p1 -d "$dir" < "$applied/$p" >/dev/null ||
 			die "cannot unapply $p from $dir; remove $dir and rebuild"
-		rm -f "$applied/$p"
 		n=$((n - 1))
+		echo "$have" | head -n "$n" | grep . > "$applied/series.new" || true
+		mv "$applied/series.new" "$applied/series"
+		rm -f "$applied/$p"
 	done
 	echo "$have" | head -n "$keep" | grep . > "$applied/series.new" || true
 	i=0
@@ -368,6 +372,7 @@ apply_series() {
 		patch -s -p1 -N -d "$dir" < "$patches/$p" >/dev/null
 		cp "$patches/$p" "$applied/$p"
 		echo "$p" >> "$applied/series.new"
+		cp "$applied/series.new" "$applied/series"
 	done
 	mv "$applied/series.new" "$applied/series"
 }
