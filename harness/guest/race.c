@@ -337,19 +337,17 @@ int op_update_lookup(int n, const struct step *s, char *detail, size_t len)
 	look.t0 = up.t0;
 	atomic_store(&ticking, 1);
 	int have_tick = !pthread_create(&tt, NULL, tick_thread, NULL);
-	if (pthread_create(&tu, NULL, update_thread, &up)) {
-		up.err = EAGAIN;
-	} else {
-		if (pthread_create(&tl, NULL, lookup_thread, &look))
-			look.err = EAGAIN;
-		else
+	int started = !pthread_create(&tu, NULL, update_thread, &up);
+	if (started) {
+		started = !pthread_create(&tl, NULL, lookup_thread, &look);
+		if (started)
 			pthread_join(tl, NULL);
 		pthread_join(tu, NULL);
 	}
 	atomic_store(&ticking, 0);
 	if (have_tick)
 		pthread_join(tt, NULL);
-	if (up.err == EAGAIN || look.err == EAGAIN)
+	if (!started)
 		return EAGAIN;
 	chan_send("out %d update %ld..%ld ms %s", n, up.start_ms, up.end_ms,
 		  up.err ? errname(up.err, b1, sizeof(b1)) : "ok");

@@ -92,6 +92,7 @@ exercised() {
 
 for v in $variants; do
 	for attempt in 1 2 3; do
+		rm -f "$T/$v.faults"
 		eval kt_boot $v $v "$img" $rules --timeout 300 --faultlog "$T/$v.faults" \
 			--step "'mount errors=continue,csum_retry'" \
 			--step "'update-lookup /r/y /r/x $lookup_at'" --step umount >/dev/null
@@ -124,8 +125,9 @@ if held is None or reread is None:
 else:
     print('ok' if held < reread < held + int(sys.argv[2]) * 1000000 else 'outside',
           (reread - held) // 1000000)
-" "$T/$v.faults" $hold)
+" "$T/$v.faults" $hold 2>/dev/null || echo "none log")
 	case $when in
+	"none log") check_fail "$v: no readable fault log ($T/$v.faults)" ;;
 	ok*) ok "$v: the re-read began ${when#ok } ms into the held chmod (of $hold ms)" ;;
 	"none held") check_fail "$v: the chmod never read /r/y's xattr block: no window" ;;
 	"none reread") check_fail "$v: the table block was not read again: no retry in the window" ;;
