@@ -25,18 +25,9 @@
 kt_require patched
 [ -f "$top/build/lib/nbdkit-flipbed-plugin.so" ] ||
 	skip "flipbed nbdkit plugin not built (make build/lib/nbdkit-flipbed-plugin.so)"
-variants=patched
-if [ -n "${RACE_VARIANTS:-}" ]; then
-	# another kernel, e.g. an earlier series built from a kernels.ini of
-	# its own (FLIPBED_KERNELS_INI, kernel/README.md)
-	variants=$RACE_VARIANTS
-elif [ -f "$B/kernel/kasan/bzImage" ]; then
-	variants="$variants kasan"
-elif [ "${CI:-}" = true ]; then
-	fail "the kasan variant is not built (make kasan): the race must run under KASAN and lockdep in CI"
-else
-	echo "note: the kasan variant is not built (make kasan): the race runs on patched only"
-fi
+# RACE_VARIANTS: other kernels, e.g. an earlier series built from a
+# kernels.ini of its own (FLIPBED_KERNELS_INI, kernel/README.md)
+kt_csum_variants "${RACE_VARIANTS:-}" "the race"
 [ -z "${RACE_VARIANTS:-}" ] && [ -f "$B/kernel/patched-smp/bzImage" ] && variants="$variants patched-smp"
 threads=8 rounds=${RACE_ROUNDS:-100} blocks=${RACE_BLOCKS:-32}
 cpus=${RACE_CPUS:-2} stall=${RACE_STALL_MS:-50}
@@ -98,15 +89,7 @@ print(lost + files - seen)
 	[ "$rereads" -ge 1 ] &&
 		ok "$v: $rereads re-reads during the updates; $n csum-error lines, $rec recovered" ||
 		check_fail "$v: no re-read ($n csum-error lines): the race did not take place"
-	reports=0
-	for r in "WARNING:" "BUG:" "KASAN" "possible circular locking" "possible recursive locking" \
-		"inconsistent lock state" "sleeping function called from invalid context" "Oops"; do
-		if kt_has $v "$r"; then
-			check_fail "$v: kernel report '$r': $(grep -F "$r" "$T/$v.out" | head -n 1)"
-			reports=$((reports + 1))
-		fi
-	done
-	[ $reports = 0 ] && ok "$v: no WARNING, BUG, lockdep or KASAN report"
+	kt_no_reports $v
 	[ "$(cat "$T/$v.rc")" = 0 ] || check_fail "$v: flipbed boot exited $(cat "$T/$v.rc")"
 done
 kt_done

@@ -35,16 +35,7 @@
 kt_require patched
 [ -f "$top/build/lib/nbdkit-flipbed-plugin.so" ] ||
 	skip "flipbed nbdkit plugin not built (make build/lib/nbdkit-flipbed-plugin.so)"
-variants=patched
-if [ -n "${WINDOW_VARIANTS:-}" ]; then
-	variants=$WINDOW_VARIANTS
-elif [ -f "$B/kernel/kasan/bzImage" ]; then
-	variants="$variants kasan"
-elif [ "${CI:-}" = true ]; then
-	fail "the kasan variant is not built (make kasan): this test must run under KASAN and lockdep in CI"
-else
-	echo "note: the kasan variant is not built (make kasan): running on patched only"
-fi
+kt_csum_variants "${WINDOW_VARIANTS:-}" "this test"
 hold=3000 reread=4000 lookup_at=1000
 
 img=$T/window.img
@@ -141,15 +132,7 @@ else:
 	?*) ok "$v: /r/x's failure reported, not recovered (the block was dirty by then)" ;;
 	*) check_fail "$v: no csum-error line for /r/x (inode $xino, block $tblk)" ;;
 	esac
-	reports=0
-	for r in "WARNING:" "BUG:" "KASAN" "possible circular locking" "possible recursive locking" \
-		"inconsistent lock state" "sleeping function called from invalid context" "Oops"; do
-		if kt_has $v "$r"; then
-			check_fail "$v: kernel report '$r': $(grep -F "$r" "$T/$v.out" | head -n 1)"
-			reports=$((reports + 1))
-		fi
-	done
-	[ $reports = 0 ] && ok "$v: no WARNING, BUG, lockdep or KASAN report"
+	kt_no_reports $v
 	[ "$(cat "$T/$v.rc")" = 0 ] || check_fail "$v: flipbed boot exited $(cat "$T/$v.rc")"
 done
 kt_done

@@ -80,3 +80,35 @@ kt_sysfs() {
 }
 
 kt_done() { finish; }
+
+# kt_csum_variants OVERRIDE WHAT: set $variants, the kernels a csum_retry
+# test boots: OVERRIDE when given (an earlier series built from a
+# kernels.ini of its own, say), else patched and the debug variant kasan
+# (KASAN, lockdep), which CI requires; WHAT names the test in the message
+kt_csum_variants() {
+	variants=patched
+	if [ -n "$1" ]; then
+		variants=$1
+	elif [ -f "$B/kernel/kasan/bzImage" ]; then
+		variants="$variants kasan"
+	elif [ "${CI:-}" = true ]; then
+		fail "the kasan variant is not built (make kasan): $2 must run under KASAN and lockdep in CI"
+	else
+		echo "note: the kasan variant is not built (make kasan): $2 runs on patched only"
+	fi
+}
+
+# kt_no_reports NAME: a failed check per kind of kernel report in NAME's
+# transcript (WARNING, BUG, KASAN, lockdep, might_sleep, oops), one ok
+# when there is none
+kt_no_reports() {
+	_n=0
+	for _r in "WARNING:" "BUG:" "KASAN" "possible circular locking" "possible recursive locking" \
+		"inconsistent lock state" "sleeping function called from invalid context" "Oops"; do
+		if kt_has "$1" "$_r"; then
+			check_fail "$1: kernel report '$_r': $(grep -F "$_r" "$T/$1.out" | head -n 1)"
+			_n=$((_n + 1))
+		fi
+	done
+	[ $_n = 0 ] && ok "$1: no WARNING, BUG, lockdep or KASAN report"
+}
