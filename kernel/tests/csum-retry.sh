@@ -7,7 +7,8 @@
 # csum_recovered and stays writable. Without csum_retry (and on stock) the
 # same fault makes the filesystem read-only; a sticky fault (no count) does
 # so even with csum_retry. Directory leaf, extent leaf and xattr blocks are
-# recovered the same way.
+# recovered the same way, from a flip in their entries and, for the last
+# two, in their magic (checked after the checksum since 0005).
 # Groups: quick csum.
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched
@@ -70,7 +71,8 @@ kt_has sticky "step 3 may write /new 100 sync -> err EROFS" && ok "sticky: read-
 [ "$(kt_sysfs sticky 4 inode)" = 1 ] && ok "sticky: csum_errors inode 1" ||
 	check_fail "sticky: csum_errors inode '$(kt_sysfs sticky 4 inode)'"
 # other objects: a transient flip in a directory leaf, an extent leaf and an
-# xattr block, each recovered with csum_retry
+# xattr block, and in the magic of the last two, each recovered with
+# csum_retry
 img2=$T/more.img
 kt_mkfs "$img2"
 kt_sparse "$T/sparse"
@@ -83,17 +85,20 @@ head -c 1000 /dev/zero | tr '\0' v > "$T/val"
 blk_dir=$(kt_bmap "$img2" /dir 0)
 blk_ext=$(debugfs -R "stat /ext" "$img2" 2>/dev/null | sed -n 's/.*(ETB0):\([0-9]*\).*/\1/p')
 blk_x=$(debugfs -R "stat /x" "$img2" 2>/dev/null | sed -n 's/.*File ACL: \([0-9]*\).*/\1/p')
-set -- "dir-leaf /dir $blk_dir ls" "extent-leaf /ext $blk_ext hash" \
-	"xattr-block /x $blk_x setxattr"
+# NAME TYPE PATH BLOCK STEP OFFSET: bit 0 of byte 100 is inside the
+# entries; byte 0 is the extent header's and the xattr block's magic, which
+# 0005 checks after the checksum, so that its flip is retried too
+set -- "dir-leaf dir-leaf /dir $blk_dir ls 100" "extent-leaf extent-leaf /ext $blk_ext hash 100" \
+	"xattr-block xattr-block /x $blk_x setxattr 100" \
+	"extent-magic extent-leaf /ext $blk_ext hash 0" "xattr-magic xattr-block /x $blk_x setxattr 0"
 for c in "$@"; do
 	set -- $c
-	step="$4 $2"; [ "$4" = setxattr ] && step="setxattr $2 other 8"
-	# bit 0 of byte 100: inside the entries, covered by the checksum
-	kt_boot $1 patched "$img2" --rule "on=read at=$(($3 * 4096 + 100)) len=1 flip=0 count=1" \
+	step="$5 $3"; [ "$5" = setxattr ] && step="setxattr $3 other 8"
+	kt_boot $1 patched "$img2" --rule "on=read at=$(($4 * 4096 + $6)) len=1 flip=0 count=1" \
 		--step "mount csum_retry" --step "$step" --step "write /new 100 sync" >/dev/null
-	l="$(kt_csum_line $1 "$(kt_ino "$img2" $2)" $3 0) recovered"
-	kt_has $1 "$l" && [ "$(cat "$T/$1.rc")" = 0 ] && ok "retry: $l, steps ok" ||
-		check_fail "retry: $1: not recovered (exit $(cat "$T/$1.rc"))"
+	l="$(kt_csum_line $2 "$(kt_ino "$img2" $3)" $4 0) recovered"
+	kt_has $1 "$l" && [ "$(cat "$T/$1.rc")" = 0 ] && ok "retry: $1 (byte $6): $l, steps ok" ||
+		check_fail "retry: $1: byte $6 of block $4 not recovered (exit $(cat "$T/$1.rc"))"
 done
 
 # the plugin's fault log (its flips: witness records aside): one bad read
