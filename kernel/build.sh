@@ -38,6 +38,8 @@ kb=$top/build/kernel
 jobs=${JOBS:-$(nproc)}
 
 die() { echo "kernel/build.sh: $*" >&2; exit 1; }
+# bad input (a series that does not fit its source): exit 2
+bad() { echo "kernel/build.sh: $*" >&2; exit 2; }
 usage() {
 	echo "kernel/build.sh: $*" >&2
 	echo "usage: kernel/build.sh NAME | check [NAME] | --list | --inputs NAME | --tree DIR [--name NAME] [--config 'FRAGMENT...']; NAME one of: $(names | paste -sd' ')" >&2
@@ -363,10 +365,10 @@ apply_series() {
 	for p in $want; do
 		i=$((i + 1))
 		[ $i -le $keep ] && continue
-		[ -f "$patches/$p" ] || die "$rel/series names $p, which does not exist"
+		[ -f "$patches/$p" ] || bad "$rel/series names $p, which does not exist"
 		if ! patch -s -p1 -N --dry-run -d "$dir" < "$patches/$p" >/dev/null 2>&1; then
 			base=$(cat "$patches/BASE" 2>/dev/null || echo unknown)
-			die "$rel/$p does not apply to $label (series last rebased on $base, $rel/BASE): rebase the series"
+			bad "$rel/$p does not apply to $label (series last rebased on $base, $rel/BASE): rebase the series"
 		fi
 		echo "  APPLY   $p"
 		patch -s -p1 -N -d "$dir" < "$patches/$p" >/dev/null

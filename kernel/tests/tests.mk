@@ -9,7 +9,8 @@ TESTS += kernel/tests/csum-report.sh kernel/tests/emergency-ro.sh \
 	kernel/tests/csum-retry-paths.sh kernel/tests/csum-retry-race.sh \
 	kernel/tests/csum-retry-window.sh \
 	kernel/tests/csum-trace.sh kernel/tests/csum-journal-sites.sh \
-	kernel/tests/csum-journal-revoke.sh kernel/tests/build-tree.sh
+	kernel/tests/csum-journal-revoke.sh kernel/tests/build-tree.sh \
+	kernel/tests/series-apply.sh
 # The race runs under KASAN and lockdep too: make check builds the debug
 # variant (kernel/config/kasan.config) as well, and the 6.12 pair, which the
 # ci matrix runs (harness/tests/matrix-ci.sh).
