@@ -303,7 +303,10 @@ else
 	label="$gitdir at $version"
 fi
 
-# Extract a tree once per source version.
+# Extract a tree once per source version. Every file gets the time of the
+# extraction (tar -m), not the one the tarball or commit gives it: a new
+# version's files may be older than the objects built from the previous
+# one, and kbuild would then keep those objects.
 extract() {
 	dir=$kb/src/$tree
 	if [ -f "$dir/.flipbed-source" ] && [ "$(cat "$dir/.flipbed-source")" = "$version" ]; then
@@ -314,12 +317,12 @@ extract() {
 	mkdir -p "$tmp"
 	if [ -n "$tarball" ]; then
 		echo "  EXTRACT $tarball ($version) -> $dir"
-		tar -xf "$tarball" -C "$tmp"
+		tar -xmf "$tarball" -C "$tmp"
 		mv "$tmp"/linux-source-* "$dir"
 		rmdir "$tmp"
 	else
 		echo "  EXPORT  $gitdir $version -> $dir"
-		git -C "$gitdir" archive --format=tar "$version" | tar -xf - -C "$tmp"
+		git -C "$gitdir" archive --format=tar "$version" | tar -xmf - -C "$tmp"
 		mv "$tmp" "$dir"
 	fi
 	echo "$version" > "$dir/.flipbed-source"
