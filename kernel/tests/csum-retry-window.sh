@@ -13,20 +13,23 @@
 # is) and writes the inode into the buffer it fetched before. The plugin
 # holds that xattr block read HOLD_MS, so /r/y's chmod sits between
 # fetching and writing back. (With room in the block, the move of an xattr
-# fetches the table block anew and the window closes.) Meanwhile (guest step update-lookup) /r/x is looked up; its
-# inode checksum fails (the plugin flipped one of its bits on the block's
-# first read) and csum_retry reads the table block again, a read the plugin
-# holds REREAD_MS, so that it is still in flight when the chmod resumes and
-# writes /r/y into the cached block.
+# fetches the table block anew and the window closes.) Meanwhile (guest
+# step update-lookup) /r/x is looked up; its inode checksum fails (the
+# plugin flipped one of its bits on the block's first read) and csum_retry
+# reads the table block again, a read the plugin holds REREAD_MS, so that
+# it is still in flight when the chmod resumes and writes /r/y into the
+# cached block.
 #
 # A retry that re-reads into the shared buffer (the series before this
 # one) overwrites that chmod when its read lands: /r/y's mode on the disk
 # is the old one, silently (ext4 marks the buffer uptodate before dirtying
-# it without a journal, so mark_buffer_dirty() does not warn). Passes only if /r/y has its new mode in the guest and on the
-# disk (debugfs), the plugin's log shows the re-read began while the chmod
-# was held (so the interleaving did take place), /r/x's failure was
-# reported, and the kernel printed no WARNING, BUG, lockdep or KASAN
-# report. One CPU is enough: the chmod sleeps in its read.
+# it without a journal, so mark_buffer_dirty() does not warn). Passes only
+# if the chmod ended while the re-read was in flight, /r/y has its new mode
+# in the guest and on the disk (debugfs), the plugin's log shows the
+# re-read began while the chmod was held (so the interleaving did take
+# place), /r/x's failure was reported, and the kernel printed no WARNING,
+# BUG, lockdep or KASAN report. One CPU is enough: the chmod sleeps in its
+# read.
 # Runs on patched and kasan (KASAN, lockdep, DEBUG_ATOMIC_SLEEP; CI
 # requires it); WINDOW_VARIANTS="NAME..." runs other kernels (an earlier
 # series: kernel/README.md says how to build one).
