@@ -292,7 +292,7 @@ static void *lookup_thread(void *arg)
  * While the two run: read the disk's first 4 KiB (O_DIRECT) every 50 ms.
  * Without other I/O the guest was seen to take a completed read only with
  * the next completion (the chmod woke from its held read only when the
- * lookup's read completed, about one boot in six); each of these reads
+ * lookup's read completed, 10 of 33 boots); each of these reads
  * brings the completions in.
  */
 static atomic_int ticking;

@@ -75,9 +75,9 @@ rules="$rules --rule 'on=read at=$((eab * 4096)) len=4096 stall=$hold id=update-
 # The chmod must write /r/y back while the re-read is still in flight: its
 # thread must end well before the lookup's, which waits for that read. A
 # guest with no other I/O was seen to wake the chmod only when the re-read
-# completed (both ending at about REREAD_MS + LOOKUP_AT: 4 of 23 boots of
+# completed (both ending at about REREAD_MS + LOOKUP_AT: 10 of 33 boots of
 # the earlier series); update-lookup's reads every 50 ms keep that away
-# (0 of 12). A boot where it happens all the same did not exercise the
+# (0 of 23). A boot where it happens all the same did not exercise the
 # window: it is not judged, and the case is booted again, up to 3 times.
 exercised() {
 	sed -n 's/^out 2 update [0-9]*\.\.\([0-9]*\) ms.*/\1/p; s/^out 2 lookup [0-9]*\.\.\([0-9]*\) ms.*/\1/p' "$T/$1.out" |
