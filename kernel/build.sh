@@ -92,29 +92,24 @@ get() {
 
 known() { names | grep -qxF -- "$1"; }
 
-# The object directory of kernel NAME: the first kernel with its source
-# and config fragments.
-objdir_of() {
-	_src=$(get "$1" source) _frag=$(get "$1" config)
+# first_like NAME KEY...: the first kernel of the registry whose KEYs all
+# have NAME's values
+first_like() {
+	_n=$1
+	shift
 	for _t in $(names); do
-		if [ "$(get "$_t" source || true)" = "$_src" ] &&
-			[ "$(get "$_t" config || true)" = "$_frag" ]; then
-			echo "$_t"
-			return
-		fi
+		_same=1
+		for _key in "$@"; do
+			[ "$(get "$_t" "$_key" || true)" = "$(get "$_n" "$_key" || true)" ] || _same=
+		done
+		[ -n "$_same" ] && { echo "$_t"; return; }
 	done
 }
 
-# The source tree of kernel NAME: the first kernel with its source.
-tree_of() {
-	_want=$(get "$1" source)
-	for _t in $(names); do
-		if [ "$(get "$_t" source || true)" = "$_want" ]; then
-			echo "$_t"
-			return
-		fi
-	done
-}
+# The source tree of kernel NAME: the first kernel with its source; its
+# object directory: the first with its source and config fragments.
+tree_of() { first_like "$1" source; }
+objdir_of() { first_like "$1" source config; }
 
 # Resolve a path of the registry: relative to the repository, or absolute.
 path_of() {
