@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -32,7 +33,7 @@ struct rule_at {
 };
 
 struct boot {
-	const char *variant, *image, *faultlog, *source;
+	const char *variant, *image, *faultlog, *source, *writelog;
 	double timeout;
 	int console, cpus;
 	const char *steps[MAX_STEPS];
@@ -66,13 +67,16 @@ static void help(void)
 {
 	printf("usage: flipbed boot [--kernel NAME | --kernel-image PATH] --image IMAGE [--step 'STEP']...\n"
 	       "                    [--timeout S] [--rule 'RULE']... [--rule-at NAME 'RULE']...\n"
-	       "                    [--faultlog FILE] [--source IMAGE] [--console] [--cpus N]\n"
+	       "                    [--faultlog FILE] [--writelog FILE] [--source IMAGE] [--console]\n"
+	       "                    [--cpus N]\n"
 	       "Boots the kernel NAME (default patched; kernel/kernels.ini: %s)\n"
 	       "under QEMU with IMAGE as /dev/vda, runs the steps in the guest agent,\n"
 	       "streams step results and kernel messages.\n"
 	       "--kernel-image boots a vmlinux or bzImage built elsewhere, once it is checked\n"
 	       "for virtio-mmio, virtio-blk, the virtio console, the 8250 console and ext4.\n"
 	       "--source attaches another ext4 image read-only as /dev/vdb for 'copy-source'.\n"
+	       "--writelog FILE records every write, zero, trim and flush that reaches IMAGE\n"
+	       "(the plugin's write log; flipbed-replay rebuilds IMAGE at any flush from it).\n"
 	       "--cpus N gives the guest N vCPUs (1 to %d; default 1), each a host thread, so\n"
 	       "that a race between guest threads runs truly in parallel.\n"
 	       "A step may start with 'expect ERRNAME' (must fail with it) or 'may' (not counted).\n"
@@ -102,6 +106,7 @@ static int parse_args(struct boot *b, int argc, char **argv)
 		{ "rule-at", required_argument, NULL, 'a' },
 		{ "faultlog", required_argument, NULL, 'f' },
 		{ "source", required_argument, NULL, 'S' },
+		{ "writelog", required_argument, NULL, 'w' },
 		{ "console", no_argument, NULL, 'c' },
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
@@ -122,6 +127,7 @@ static int parse_args(struct boot *b, int argc, char **argv)
 		case 'i': b->image = optarg; break;
 		case 'f': b->faultlog = optarg; break;
 		case 'S': b->source = optarg; break;
+		case 'w': b->writelog = optarg; break;
 		case 'c': b->console = 1; break;
 		case 'C': {
 			char *end;
@@ -235,6 +241,33 @@ static int check_source(const char *source)
 	return 0;
 }
 
+/*
+ * The write log is created (and truncated) by the plugin when it starts:
+ * a log path naming the image or the source disk would destroy it, so the
+ * same file is refused; the path must be a file flipbed can create.
+ */
+static int check_writelog(const struct boot *b)
+{
+	const char *disks[] = { b->image, b->source };
+	struct stat st, d;
+	int fd;
+
+	if (!b->writelog)
+		return 0;
+	if (!stat(b->writelog, &st))
+		for (size_t i = 0; i < sizeof(disks) / sizeof(disks[0]); i++)
+			if (disks[i] && !stat(disks[i], &d) && d.st_dev == st.st_dev &&
+			    d.st_ino == st.st_ino)
+				return bad("--writelog %s: is the disk %s; the log would overwrite it",
+					   b->writelog, disks[i]);
+	fd = open(b->writelog, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return bad("--writelog %s: %s; accepted: a file path flipbed can create",
+			   b->writelog, strerror(errno));
+	close(fd);
+	return 0;
+}
+
 static int check_built(struct boot *b, char *kernel, char *initrd, char *plugin)
 {
 	const char *bd = build_dir();
@@ -252,8 +285,8 @@ static int check_built(struct boot *b, char *kernel, char *initrd, char *plugin)
 	fb_path_plugin(plugin, PATH_MAX);
 	if (access(plugin, R_OK)) {
 		*plugin = '\0';
-		if (b->nrules || b->nat || b->faultlog)
-			return bad("--rule, --rule-at and --faultlog need the flipbed nbdkit plugin, which is not built (%s/lib/nbdkit-flipbed-plugin.so; 'make %s'); without them the image is served by nbdkit's file plugin",
+		if (b->nrules || b->nat || b->faultlog || b->writelog)
+			return bad("--rule, --rule-at, --faultlog and --writelog need the flipbed nbdkit plugin, which is not built (%s/lib/nbdkit-flipbed-plugin.so; 'make %s'); without them the image is served by nbdkit's file plugin",
 				   bd, "build/lib/nbdkit-flipbed-plugin.so");
 	}
 	return 0;
@@ -356,7 +389,8 @@ static int judge(struct boot *b)
 static int boot(struct boot *b, const char *kernel, const char *initrd,
 		const char *plugin, const char *dir)
 {
-	struct fb_nbd_config nc = { b->image, *plugin ? plugin : NULL, b->faultlog, dir, NULL };
+	struct fb_nbd_config nc = { b->image, *plugin ? plugin : NULL, b->faultlog, dir,
+				    b->writelog };
 	struct fb_vm_config vc = {
 		.kernel = kernel, .initrd = initrd, .disk_sock = b->nbd.sock, .dir = dir,
 		.source = b->source,
@@ -411,7 +445,7 @@ int cmd_boot(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if ((rc = parse_args(&b, argc, argv)) || (rc = check_steps(&b)) ||
 	    (rc = check_image(b.image)) || (rc = check_source(b.source)) ||
-	    (rc = check_built(&b, kernel, initrd, plugin)))
+	    (rc = check_writelog(&b)) || (rc = check_built(&b, kernel, initrd, plugin)))
 		return rc;
 	if (fb_proc_init() < 0 || fb_private_dir(dir, sizeof(dir))) {
 		fprintf(stderr, "flipbed boot: cannot make a directory %s: %s\n", dir, strerror(errno));

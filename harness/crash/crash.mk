@@ -11,4 +11,10 @@ $(B)/obj/harness/crash/wlog.o: nbd-plugins/flipbed/wlog.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -Inbd-plugins/flipbed -c $< -o $@
 
-TESTS += harness/crash/tests/crash-oracle.sh
+TESTS += harness/crash/tests/crash-oracle.sh harness/crash/tests/boot-writelog.sh
+
+# The write log's cost to a booted workload (harness/crash/bench-writelog.sh).
+BENCHES += bench-crash-writelog
+.PHONY: bench-crash-writelog
+bench-crash-writelog: $(ALL)
+	@harness/crash/bench-writelog.sh

@@ -40,6 +40,8 @@ expect2 "--cpus '0': accepted: 1 to 4" boot --cpus 0 --image "$img"
 expect2 "--cpus '2x': accepted: 1 to 4" boot --cpus 2x --image "$img"
 expect2 "no step 'wait armed'" boot --image "$img" --step mount --rule-at armed 'on=read at=0 len=1 flip=0'
 expect2 "unknown option" boot --image "$img" --frobnicate
+expect2 "--writelog $img: is the disk $img; the log would overwrite it" boot --image "$img" --writelog "$img"
+expect2 "--writelog $T/no/log: No such file or directory; accepted: a file path" boot --image "$img" --writelog "$T/no/log"
 expect2 "unknown command 'bot'; accepted: .*boot" bot
 scn=$top/scenarios/inode/base-flip.scn
 expect2 "shard 1/2/3: expected K/N with 1 <= K <= N" run "$scn" --shard 1/2/3 --list
