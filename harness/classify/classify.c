@@ -244,7 +244,7 @@ struct findings {
 	bool recovered;		/* a csum-error line ending in "recovered" */
 	unsigned reactions;
 	bool ready;
-	int mount;		/* first mount step: 0 none, 1 ok, -1 err */
+	int mount;		/* mount steps: 0 none, 1 all ok, -1 one refused */
 	char mount_line[256];
 	int probe;		/* last write probe: 0 none, 1 ok, 2 EROFS, 3 EIO, -1 other */
 	int read_probe;		/* last read probe: 0 none, 1 ok, 2 EIO, -1 other */
@@ -296,7 +296,13 @@ static void see_step(struct findings *f, const char *line, size_t len,
 	const char *text = line + 2;
 	size_t n = len - 2;
 
-	if (is_mount(s->text, s->text_len) && !f->mount) {
+	/*
+	 * A refused mount is the kernel's answer whichever mount step of the
+	 * pass it is: a workload that writes, unmounts and mounts again meets a
+	 * fault written at the umount only there. The line kept is the first
+	 * refused mount's, else the first mount's.
+	 */
+	if (is_mount(s->text, s->text_len) && f->mount >= 0 && (!s->ok || !f->mount)) {
 		f->mount = s->ok ? 1 : -1;
 		copy_line(f->mount_line, sizeof(f->mount_line), text, n);
 	}

@@ -236,8 +236,9 @@ static bool is_verb(const char *verb, const char *name)
 /*
  * What the steps of the pass (the workload, or after "mark next-mount" the
  * next-mount pass) show, as recovery bits: RStop when a mount step failed
- * (the classifier's reaction names a refused mount only when it was the
- * pass's first), RPropagate when another step, umount aside, failed with an
+ * (the classifier's reaction says mount-refused too; records made before it
+ * took a later mount's refusal as one said none), RPropagate when another
+ * step, umount aside, failed with an
  * errno that carries the failure (EROFS is the read-only remount, not the
  * failure). The harness's probe of the reaction (the steps on
  * "flipbed-probe": a write, then a read that a shutdown fails with EIO) is
@@ -560,7 +561,8 @@ static void put_mapping(FILE *f)
 	      "mount and umount steps are left out, and so are `EROFS` (the read-only "
 	      "remount) and the harness's probe of the reaction (`flipbed-probe`) |\n"
 	      "| a mount step of the pass failed | RStop | the mount was refused (the "
-	      "reaction can say none when a mount after the pass's first one failed) |\n"
+	      "reaction says mount-refused; older records said none when a mount after "
+	      "the pass's first one failed) |\n"
 	      "| any other reaction name | ?NAME | not mapped here: shown as it is, "
 	      "and counted in a note after the tables |\n", f);
 }

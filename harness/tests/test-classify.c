@@ -364,6 +364,31 @@ static void test_severity(void **state)
 	assert_int_equal(o.reaction, FB_REACT_MOUNT_REFUSED);
 	assert_int_equal(o.detect, FB_DETECT_MOUNT);
 	assert_string_equal(o.detail, "step 1 mount -> err EUCLEAN");
+	/*
+	 * A workload that writes, unmounts and mounts again: a descriptor
+	 * written bad at the umount is refused by the second mount. The
+	 * probes then run on no ext4 (EOPNOTSUPP), and the refusal is the
+	 * reaction; the sanity line stays the detection.
+	 */
+	o = classify(READY "A step 2 write /new 5000 -> ok bytes=5000 at=0\n"
+		     "A step 3 umount -> ok\n"
+		     "A kmsg 20 3 900000 EXT4-fs (vda): ext4_check_descriptors: Inode bitmap for group 0 not in group (block 9007199254741017)!\n"
+		     "A step 4 mount -> err EUCLEAN errors=remount-ro\n"
+		     "A step 5 read /new 5000 -> err ENOENT\n"
+		     "A step 6 may setxattr / user.flipbed-probe 1 -> err EOPNOTSUPP user.flipbed-probe\n"
+		     "A step 7 may getxattr / user.flipbed-probe -> err EOPNOTSUPP\n" EXIT);
+	assert_int_equal(o.reaction, FB_REACT_MOUNT_REFUSED);
+	assert_int_equal(o.detect, FB_DETECT_SANITY);
+	/* with no line of ext4, the refused mount is the detection, named */
+	o = classify(READY "A step 2 umount -> ok\n"
+		     "A step 3 mount -> err EINVAL errors=remount-ro\n" EXIT);
+	assert_int_equal(o.reaction, FB_REACT_MOUNT_REFUSED);
+	assert_int_equal(o.detect, FB_DETECT_MOUNT);
+	assert_string_equal(o.detail, "step 3 mount -> err EINVAL errors=remount-ro");
+	/* every mount met: no refusal */
+	o = classify(READY "A step 2 umount -> ok\nA step 3 mount -> ok\n" PROBE_OK EXIT);
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+	assert_int_equal(o.detect, FB_DETECT_NONE);
 }
 
 static void test_io_step(void **state)
