@@ -42,6 +42,9 @@ $(B)/tests/bin/report-cli: harness/tests/report/cli.c $(REPORT_LIB) $(REPORT_DEP
 	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags jansson) \
 		-o $@ $< $(REPORT_LIB) $(REPORT_DEPS) $(REPORT_LIBS)
 
--include $(B)/tests/bin/report-unit.d $(B)/tests/bin/report-cli.d
+# The library's own objects depend on the headers they include (outcome.h's
+# enums size the report's tables): without their .d files a changed header
+# left a stale library behind.
+-include $(REPORT_OBJS:.o=.d) $(B)/tests/bin/report-unit.d $(B)/tests/bin/report-cli.d
 
 harness/tests/report/run.sh harness/tests/report-iron.sh: $(B)/tests/bin/report-cli
