@@ -83,6 +83,12 @@ enum fb_undetected {
 	FB_UNDET_REDUNDANT_COPY,/* a backup copy the kernel does not use */
 	FB_UNDET_RESEALED,	/* the checksum was recomputed over the change */
 	FB_UNDET_NOT_COVERED,	/* no metadata_csum, or bytes outside every checksum */
+	FB_UNDET_DISCARDED_READ,/* read into a copy the kernel dropped unverified and
+				   read again: the superblock's 1 KiB probe */
+	FB_UNDET_LOG_END,	/* a journal block's header changed: recovery takes
+				   it for the end of the log before any checksum */
+	FB_UNDET_FREED,		/* the inode was freed by the workload: the kernel
+				   never loads it again, though its block is read */
 	FB_UNDET_UNEXPLAINED,	/* covered, not resealed, read, and nothing detected:
 				   a finding of its own */
 	FB_UNDET__COUNT

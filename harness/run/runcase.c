@@ -812,7 +812,7 @@ static void explain_undetected(struct casectx *x)
 	if (x->out.detect == FB_DETECT_NONE &&
 	    (!x->out.next_ran || x->out.detect_next == FB_DETECT_NONE))
 		x->out.undetected = fb_undetected_cause(x->tgt.record, x->tgt.breaks_csum,
-							faults, witness);
+							faults, witness, x->step_results);
 }
 
 /* Classify the transcript and judge the outcome against the expectation. */

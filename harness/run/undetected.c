@@ -63,8 +63,112 @@ bool fb_fault_was_read(const json_t *faults, const json_t *witness, bool *ret_ov
 	return false;
 }
 
+/* Whether a fault's span meets [FROM, TO) (absolute offsets). */
+static bool fault_meets(const json_t *f, long long from, long long to)
+{
+	long long off = num(f, "offset"), len = num(f, "len");
+
+	return off >= 0 && len > 0 && off < to && off + len > from;
+}
+
+static bool any_fault_meets(const json_t *faults, long long from, long long to)
+{
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(faults, i, f)
+		if (fault_meets(f, from, to))
+			return true;
+	return false;
+}
+
+/*
+ * The primary superblock changed in reads only, outside the three fields
+ * ext4_load_super takes from its first read (s_log_block_size and
+ * s_log_cluster_size at 0x18-0x1f, s_magic at 0x38), and every changed
+ * read was read again. ext4_load_super reads the superblock at 1 KiB to
+ * learn the block size, uses those three fields, drops that copy
+ * (brelse, then kill_bdev in sb_set_blocksize) and reads the block again
+ * at its size; the checksum is verified on the second copy, which a
+ * one-shot fault no longer changes. A file system of 1 KiB blocks keeps
+ * and verifies the first copy, so its changed read is not re-read before
+ * the mount's verification: it detects the change.
+ */
+static bool discarded_read(const json_t *target, const json_t *faults,
+			   const json_t *witness)
+{
+	long long sb = num(target, "offset");
+	size_t i;
+	json_t *f;
+
+	if (strcmp(str(target, "type"), "superblock") || sb != 1024 ||
+	    !json_array_size(faults))
+		return false;
+	if (any_fault_meets(faults, sb + 0x18, sb + 0x20) ||
+	    any_fault_meets(faults, sb + 0x38, sb + 0x3a))
+		return false;
+	json_array_foreach(faults, i, f)
+		if (strcmp(str(f, "op"), "read") ||
+		    first_seen(witness, num(f, "seq"), "read") < 0)
+			return false;
+	return true;
+}
+
+/*
+ * A descriptor, commit or revoke block whose header (h_magic, h_blocktype,
+ * h_sequence: its first 12 bytes) changed. jbd2's recovery scan
+ * (do_one_pass) ends the log at the first block whose magic is not the
+ * journal's, whose sequence is not the transaction it expects, or whose
+ * type it does not know, and checks no checksum of that block: a damaged
+ * header and the log's real end are one case to it, and the transactions
+ * from there on are not replayed (the fsck and data oracles judge what
+ * that lost).
+ */
+static bool log_end(const json_t *target, const json_t *faults)
+{
+	const char *type = str(target, "type");
+	long long off = num(target, "offset");
+
+	return (!strcmp(type, "journal-descriptor") || !strcmp(type, "journal-commit") ||
+		!strcmp(type, "journal-revoke")) && off >= 0 &&
+	       any_fault_meets(faults, off, off + 12);
+}
+
+/*
+ * An inode (its fields, its extra fields or its inline data) changed only
+ * as it was written, whose file a workload step removed (`rm PATH` of the
+ * target's path succeeded). ext4 verifies an inode's checksum when it
+ * loads the inode from its table block (__ext4_iget); the changed bytes
+ * were written from the inode it had loaded, and a freed inode is never
+ * loaded again, though the table block holding it is read for its
+ * neighbours, which is what the witness saw. A change at rest or in a
+ * read is not explained so: the removal itself loads the inode.
+ */
+static bool freed(const json_t *target, const json_t *faults, const json_t *steps)
+{
+	const char *type = str(target, "type"), *path = str(target, "path");
+	size_t i;
+	json_t *s, *f;
+
+	if (!*path || (strcmp(type, "inode") && strcmp(type, "inode-extra") &&
+		       strcmp(type, "inline-data")))
+		return false;
+	json_array_foreach(faults, i, f)
+		if (strcmp(str(f, "op"), "write"))
+			return false;
+	json_array_foreach(steps, i, s) {
+		const char *text = str(s, "text");
+
+		if (!strcmp(str(s, "result"), "ok") && !strncmp(text, "rm ", 3) &&
+		    !strcmp(text + 3, path))
+			return true;
+	}
+	return false;
+}
+
 enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
-				       const json_t *faults, const json_t *witness)
+				       const json_t *faults, const json_t *witness,
+				       const json_t *steps)
 {
 	const char *type = str(target, "type");
 	bool overwritten;
@@ -81,5 +185,11 @@ enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 		return FB_UNDET_RESEALED;
 	if (!breaks_csum)
 		return FB_UNDET_NOT_COVERED;
+	if (discarded_read(target, faults, witness))
+		return FB_UNDET_DISCARDED_READ;
+	if (log_end(target, faults))
+		return FB_UNDET_LOG_END;
+	if (freed(target, faults, steps))
+		return FB_UNDET_FREED;
 	return FB_UNDET_UNEXPLAINED;
 }

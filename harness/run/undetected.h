@@ -25,13 +25,17 @@ bool fb_fault_was_read(const json_t *faults, const json_t *witness, bool *ret_ov
 
 /*
  * The cause for an undetected fault. TARGET is the case's target record
- * (type, reseal), BREAKS_CSUM whether the change breaks a checksum a kernel
- * verifies (target.h). Order: what the witness saw first (never-read,
- * overwritten-before-read: nothing could have detected it), then what the
- * object is (data-block, redundant-copy-unused), then what the fault did
- * (resealed, not-covered), else unexplained.
+ * (type, reseal, offset, path), BREAKS_CSUM whether the change breaks a
+ * checksum a kernel verifies (target.h), STEPS the case's step results
+ * (text, result; may be NULL). Order: what the witness saw first
+ * (never-read, overwritten-before-read: nothing could have detected it),
+ * then what the object is (data-block, redundant-copy-unused), then what
+ * the fault did (resealed, not-covered), then where the kernel's own code
+ * never verifies the bytes it read (discarded-read, log-end, freed), else
+ * unexplained.
  */
 enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
-				       const json_t *faults, const json_t *witness);
+				       const json_t *faults, const json_t *witness,
+				       const json_t *steps);
 
 #endif
