@@ -439,11 +439,11 @@ static void check_child(struct casectx *x, const struct fb_golden *g, const char
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	case_check_image(x, g);
-	r = json_pack("{s:i, s:i, s:O, s:O, s:s, s:s?, s:s, s:f}",
+	r = json_pack("{s:i, s:i, s:O, s:O, s:s, s:s?, s:s, s:f, s:i, s:s}",
 		      "fsck", (int)x->out.fsck, "data", (int)x->out.data,
 		      "codes", x->fsck_codes, "problems", x->fsck_problems,
 		      "detail", x->ddetail, "reference", x->data_ref, "infra", x->infra,
-		      "seconds", x->t_fsck);
+		      "seconds", x->t_fsck, "written", (int)x->written, "wdetail", x->wdetail);
 	_exit(r && !json_dump_file(r, path, 0) ? 0 : 1);
 }
 
@@ -461,6 +461,11 @@ static int check_result(struct casectx *x, const char *path)
 	json_array_extend(x->fsck_problems, json_object_get(r, "problems"));
 	snprintf(x->ddetail, sizeof(x->ddetail), "%s",
 		 json_string_value(json_object_get(r, "detail")) ?: "");
+	x->written = json_is_integer(json_object_get(r, "written")) ?
+		     (enum fb_data)json_integer_value(json_object_get(r, "written")) :
+		     FB_DATA_NOT_CHECKED;
+	snprintf(x->wdetail, sizeof(x->wdetail), "%s",
+		 json_string_value(json_object_get(r, "wdetail")) ?: "");
 	v = json_object_get(r, "reference");
 	if (json_is_string(v))
 		x->data_ref = xstrdup(json_string_value(v));	/* lives as long as the worker */

@@ -54,6 +54,8 @@ struct casectx {
 	json_t *fsck_codes;
 	json_t *fsck_problems;		/* the first -fn run's problem lines */
 	char ddetail[512];		/* what the data oracle found */
+	enum fb_data written;		/* the files the workload wrote (check_written) */
+	char wdetail[512];
 	const char *data_ref;		/* what it compared against, or NULL */
 	char hit[160];			/* what a csum-error line names for the fault */
 	double t0, t_image, t_boot, t_work, t_fsck;

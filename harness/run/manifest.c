@@ -335,3 +335,52 @@ int fb_manifest_compare(const struct fb_manifest *m, const char *image,
 	*ret = changed ? FB_DATA_CHANGED : lost ? FB_DATA_LOST : FB_DATA_INTACT;
 	return 0;
 }
+
+int fb_manifest_check(const struct fb_manifest_want *w, int n, const char *image,
+		      enum fb_data *ret, char *detail, size_t len)
+{
+	ext2_filsys fs;
+	errcode_t err;
+	int lost = 0, changed = 0;
+	double deadline = fb_now() + fb_oracle_seconds();
+
+	*ret = FB_DATA_NOT_CHECKED;
+	detail[0] = '\0';
+	err = open_fs(image, &fs);
+	if (err) {
+		snprintf(detail, len, "cannot open the image: %s", error_message(err));
+		*ret = FB_DATA_LOST;
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		ext2_ino_t ino;
+		uint64_t size, hash;
+
+		err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, w[i].path, &ino);
+		if (w[i].absent) {
+			if (!err && !changed++)
+				snprintf(detail, len, "%s: still there, removed by the workload",
+					 w[i].path);
+			continue;
+		}
+		if (!err)
+			err = file_digest(fs, ino, w[i].size, deadline, &size, &hash);
+		if (err == FB_ERR_DEADLINE) {
+			ext2fs_close_free(&fs);
+			snprintf(detail, len, "the data oracle ran past %d s (at %s)",
+				 fb_oracle_seconds(), w[i].path);
+			return -1;
+		}
+		if (err) {
+			if (!lost++ && !changed)
+				snprintf(detail, len, "%s: %s", w[i].path, error_message(err));
+		} else if (size != w[i].size || hash != w[i].hash) {
+			if (!changed++)
+				snprintf(detail, len, "%s: %s differs from what the workload wrote",
+					 w[i].path, size != w[i].size ? "size" : "content");
+		}
+	}
+	ext2fs_close_free(&fs);
+	*ret = changed ? FB_DATA_CHANGED : lost ? FB_DATA_LOST : FB_DATA_INTACT;
+	return 0;
+}

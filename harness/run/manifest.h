@@ -71,4 +71,24 @@ int fb_manifest_compare(const struct fb_manifest *m, const char *image,
 			char *const skip[], int nskip, enum fb_data *ret,
 			char *detail, size_t len);
 
+/*
+ * A file the workload itself wrote, renamed or removed, with the content it
+ * must have when the workload ended cleanly: ABSENT, or SIZE bytes whose
+ * digest (as fb_manifest_build's) is HASH.
+ */
+struct fb_manifest_want {
+	const char *path;
+	bool absent;
+	uint64_t size, hash;
+};
+
+/*
+ * Check IMAGE's files against the N wants W: RET intact, lost (a wanted file
+ * missing or unreadable) or changed (another size or content, or a file
+ * that should be gone still there); DETAIL names the first. -1 when it ran
+ * past fb_oracle_seconds(), else 0.
+ */
+int fb_manifest_check(const struct fb_manifest_want *w, int n, const char *image,
+		      enum fb_data *ret, char *detail, size_t len);
+
 #endif

@@ -28,6 +28,7 @@
 #include "guest/steps.h"
 #include "run/fserror.h"
 #include "run/manifest.h"
+#include "crash/crash.h"
 #include "boot/nbd.h"
 #include "classify/probe.h"
 #include "boot/proc.h"
@@ -229,13 +230,33 @@ static int mutated_paths(const struct fb_scenario *s, char **out, int max)
 }
 
 /*
- * fb_manifest_compare in a child process, killed at fb_oracle_seconds():
+ * One read of a guest-made image by the data oracle: the golden files
+ * against the golden manifest M (minus SKIP), or, with WANT, the files the
+ * workload wrote against what it wrote.
+ */
+struct oracle_job {
+	const struct fb_manifest *m;
+	char *const *skip;
+	int nskip;
+	const struct fb_manifest_want *want;
+	int nwant;
+};
+
+static int oracle_run(const struct oracle_job *j, const char *image, enum fb_data *ret,
+		      char *detail, size_t len)
+{
+	return j->want ? fb_manifest_check(j->want, j->nwant, image, ret, detail, len) :
+			 fb_manifest_compare(j->m, image, j->skip, j->nskip, ret, detail, len);
+}
+
+/*
+ * An oracle_job in a child process, killed at fb_oracle_seconds():
  * libext2fs walks a corrupted image's directories with no bound of its own
- * (a name lookup on a bad superblock took minutes), and the compare's own
+ * (a name lookup on a bad superblock took minutes), and the oracle's own
  * deadline is only looked at between reads. -1 with DETAIL on a timeout.
  */
-static int compare_bounded(const struct fb_manifest *m, const char *image, char *const skip[],
-			   int nskip, enum fb_data *ret, char *detail, size_t len)
+static int oracle_bounded(const struct oracle_job *j, const char *image, enum fb_data *ret,
+			  char *detail, size_t len)
 {
 	struct { int rc; enum fb_data d; char detail[512]; } r = { -1, FB_DATA_NOT_CHECKED, "" };
 	double deadline = fb_now() + fb_oracle_seconds();
@@ -244,12 +265,12 @@ static int compare_bounded(const struct fb_manifest *m, const char *image, char 
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC))
-		return fb_manifest_compare(m, image, skip, nskip, ret, detail, len);
+		return oracle_run(j, image, ret, detail, len);
 	pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(fds[0]);
-		r.rc = fb_manifest_compare(m, image, skip, nskip, &r.d, r.detail, sizeof(r.detail));
+		r.rc = oracle_run(j, image, &r.d, r.detail, sizeof(r.detail));
 		_exit(write(fds[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
 	}
 	close(fds[1]);
@@ -280,6 +301,58 @@ static int compare_bounded(const struct fb_manifest *m, const char *image, char 
 	return r.rc;
 }
 
+/*
+ * The files the workload wrote, renamed or removed: what the steps that ran
+ * gave each (crash/durable.c's model of them, on the golden files M), and
+ * whether IMAGE holds exactly that. The golden comparison skips those
+ * paths; this judges them, and case_judge uses the result only for a case
+ * whose workload ran cleanly and detected nothing, where every file must
+ * hold the last content a step gave it. A path the model cannot follow (a
+ * pwrite, an append to a file not of its own pattern) is left out; a
+ * workload step the model refuses leaves the check undone.
+ */
+static void check_written(struct casectx *x, const struct fb_manifest *m, const char *image)
+{
+	struct crash_model model;
+	struct fb_manifest_want *want;
+	char **texts, why[256];
+	size_t i, n = json_array_size(x->step_results);
+	int nwant = 0;
+	json_t *r;
+
+	x->written = FB_DATA_NOT_CHECKED;
+	x->wdetail[0] = '\0';
+	texts = xcalloc(n + 1, sizeof(*texts));
+	json_array_foreach(x->step_results, i, r)
+		texts[i] = (char *)json_string_value(json_object_get(r, "text"));
+	for (i = 0; i < n; i++)
+		if (!texts[i])
+			texts[i] = "";
+	if (crash_model_build(&model, m, texts, (int)n, why, sizeof(why))) {
+		snprintf(x->wdetail, sizeof(x->wdetail), "not modelled: %s", why);
+		crash_model_free(&model);
+		free(texts);
+		return;
+	}
+	want = xcalloc(model.np + 1, sizeof(*want));
+	for (int p = 0; p < model.np; p++) {
+		const struct crash_path *cp = &model.p[p];
+		const struct crash_version *v = cp->nv ? &cp->v[cp->nv - 1] : NULL;
+
+		/* golden files no step changed are the golden comparison's */
+		if (cp->untracked || !v || (cp->nv == 1 && v->step < 0))
+			continue;
+		want[nwant++] = (struct fb_manifest_want){ .path = cp->path, .absent = v->absent,
+							   .size = v->size, .hash = v->hash };
+	}
+	if (oracle_bounded(&(struct oracle_job){ .want = want, .nwant = nwant }, image,
+			   &x->written, x->wdetail, sizeof(x->wdetail)) < 0)
+		x->written = FB_DATA_NOT_CHECKED;
+	free(want);
+	crash_model_free(&model);
+	free(texts);
+}
+
 static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 			       const char *image, char *detail, size_t len)
 {
@@ -296,10 +369,12 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 	x->data_ref = m.replayed ? "golden image after journal replay (e2fsck -E journal_only)" :
 				   "golden image";
 	nskip = mutated_paths(x->s, skip, 64);
-	if (compare_bounded(&m, image, skip, nskip, &d, detail, len) < 0)
+	if (oracle_bounded(&(struct oracle_job){ .m = &m, .skip = skip, .nskip = nskip },
+			   image, &d, detail, len) < 0)
 		case_set_infra(x, "%s", detail);
 	for (int i = 0; i < nskip; i++)
 		free(skip[i]);
+	check_written(x, &m, image);
 	fb_manifest_free(&m);
 	/* the guest read bytes other than the file's: changed on the way, silently or not */
 	if (x->saw_baddata && d != FB_DATA_CHANGED) {
@@ -740,6 +815,7 @@ void case_check_image(struct casectx *x, const struct fb_golden *g)
 	char path[PATH_MAX + 32], why[160];
 	double t = fb_now();
 
+	x->written = FB_DATA_NOT_CHECKED;
 	snprintf(path, sizeof(path), "%s/fsck.txt", x->dir);
 	x->out.fsck = fb_fsck_check(x->image, path, x->fsck_codes, x->fsck_problems, why,
 				    sizeof(why));
@@ -815,6 +891,38 @@ static void explain_undetected(struct casectx *x)
 							faults, witness, x->step_results);
 }
 
+/*
+ * A case whose workload and next-mount pass detected nothing and whose
+ * steps all succeeded (but for failures they expected or allowed) ran as
+ * on a healthy disk:
+ * every file the workload wrote must then hold what it wrote, and one that
+ * does not is a silent data change (or loss) the golden comparison, which
+ * skips those paths, cannot see.
+ */
+static void judge_written(struct casectx *x)
+{
+	size_t i;
+	json_t *r;
+
+	if (x->out.data != FB_DATA_INTACT ||
+	    (x->written != FB_DATA_CHANGED && x->written != FB_DATA_LOST) ||
+	    x->out.detect != FB_DETECT_NONE ||
+	    (x->out.next_ran && x->out.detect_next != FB_DETECT_NONE))
+		return;
+	json_array_foreach(x->step_results, i, r) {
+		const char *text = json_string_value(json_object_get(r, "text"));
+		const char *result = json_string_value(json_object_get(r, "result"));
+
+		/* a failure a step expected, or allowed (may: the harness's probes) */
+		if (!text || !result || (strcmp(result, "ok") && strncmp(text, "expect ", 7) &&
+					 strncmp(text, "may ", 4)))
+			return;
+	}
+	x->out.data = x->written;
+	x->data_ref = "what the workload's steps wrote";
+	snprintf(x->ddetail, sizeof(x->ddetail), "%s", x->wdetail);
+}
+
 /* Classify the transcript and judge the outcome against the expectation. */
 void case_judge(struct casectx *x, const struct fb_golden *g)
 {
@@ -856,6 +964,7 @@ void case_judge(struct casectx *x, const struct fb_golden *g)
 		x->verdict = FB_VERDICT_INFRA;
 		return;
 	}
+	judge_written(x);
 	explain_undetected(x);
 	judge_steps(x, x->mismatch);
 	x->verdict = judge(&x->out, &x->expect, x->hit, x->mismatch);
