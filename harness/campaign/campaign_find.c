@@ -103,7 +103,7 @@ void fb_finding_title(const struct fb_run *run, const struct fb_case *c, char *b
 		}
 		return;
 	}
-	if (c->data == FB_DATA_CHANGED && c->detect == FB_DETECT_NONE && strcmp(c->type, "data"))
+	if (fb_case_silent_change(c) && strcmp(c->type, "data"))
 		snprintf(buf, len, "silent data change after a flip in %s%s", c->type,
 			 c->reseal ? " (resealed)" : "");
 }

@@ -86,6 +86,13 @@ const char *fb_case_reason(const struct fb_case *c, char *buf, size_t len);
 /* A string member of the record by dotted path ("target.selector"), or NULL. */
 const char *fb_case_str(const struct fb_case *c, const char *path);
 
+/*
+ * Whether the case's file data changed while neither its workload nor its
+ * next-mount pass detected anything: a silent change. A change the next
+ * mount caught (the kernel met it where a real system would) is not.
+ */
+bool fb_case_silent_change(const struct fb_case *c);
+
 /* Write DIR/summary.md, DIR/index.html, DIR/cases/<dir>/index.html, DIR/junit.xml. */
 /* A campaign's settings and findings, for campaign.md. */
 struct fb_campaign_finding {

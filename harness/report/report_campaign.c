@@ -65,7 +65,7 @@ int fb_report_campaign(const char *path, const struct fb_run *run,
 			continue;
 		nreact[c->reaction]++;
 		warnings += c->warning;
-		silent += c->data == FB_DATA_CHANGED && c->detect == FB_DETECT_NONE;
+		silent += fb_case_silent_change(c);
 		bool det = c->detect != FB_DETECT_NONE;
 		bool bad = k == FB_CLASS_UNSAFE || c->warning;
 		int t = 0, b = o->bits[i], tm = o->timing[i];

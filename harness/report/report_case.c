@@ -26,6 +26,14 @@ static bool is_crash(enum fb_reaction r)
  * or recovered a good copy. Silently changed data is unsafe even without a
  * crash: it is the worst outcome IRON names.
  */
+bool fb_case_silent_change(const struct fb_case *c)
+{
+	const char *next = fb_case_str(c, "outcome.detect_next");
+
+	return c->data == FB_DATA_CHANGED && c->detect == FB_DETECT_NONE &&
+	       (!next || !strcmp(next, "none"));
+}
+
 enum fb_class fb_case_class(const struct fb_case *c)
 {
 	if (c->verdict == FB_VERDICT_SKIP)

@@ -75,6 +75,33 @@ static void test_short_and_class(void **state)
 	fb_run_free(&run);
 }
 
+/*
+ * Data changed with nothing detected by the workload is silent only when
+ * the next-mount pass detected nothing either (campaign 2026, case 213: an
+ * inode flipped as it was written, read back only by the next mount, which
+ * failed its checksum; e2fsck then repaired the inode with the changed
+ * bytes).
+ */
+static void test_silent_change(void **state)
+{
+	struct fb_run run;
+
+	load(&run, "{\"case\": \"a\", \"verdict\": \"pass\", \"outcome\": {\"detect\": \"none\", "
+		   "\"reaction\": \"none\", \"fsck\": \"repaired\", \"data\": \"changed\", "
+		   "\"detect_next\": \"csum\"}}\n"
+		   "{\"case\": \"b\", \"verdict\": \"pass\", \"outcome\": {\"detect\": \"none\", "
+		   "\"reaction\": \"none\", \"fsck\": \"clean\", \"data\": \"changed\", "
+		   "\"detect_next\": \"none\"}}\n"
+		   REC("c", "pass", "none", "none", "changed")
+		   REC("d", "pass", "csum", "remount-ro", "changed"));
+	assert_int_equal(run.n, 4);
+	assert_false(fb_case_silent_change(&run.cases[0]));
+	assert_true(fb_case_silent_change(&run.cases[1]));
+	assert_true(fb_case_silent_change(&run.cases[2]));	/* no next-mount pass */
+	assert_false(fb_case_silent_change(&run.cases[3]));
+	fb_run_free(&run);
+}
+
 static void test_status(void **state)
 {
 	struct fb_run run;
@@ -147,6 +174,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_short_and_class),
+		cmocka_unit_test(test_silent_change),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_expect_match),
 		cmocka_unit_test(test_escaping),
