@@ -287,57 +287,12 @@ static int skipped(const char *path, char *const skip[], int nskip)
 	return 0;
 }
 
-int fb_manifest_compare(const struct fb_manifest *m, const char *image,
-			char *const skip[], int nskip, enum fb_data *ret,
-			char *detail, size_t len)
-{
-	ext2_filsys fs;
-	errcode_t err;
-	int lost = 0, changed = 0;
-	double deadline = fb_now() + fb_oracle_seconds();
-
-	*ret = FB_DATA_NOT_CHECKED;
-	detail[0] = '\0';
-	err = open_fs(image, &fs);
-	if (err) {
-		snprintf(detail, len, "cannot open the image: %s", error_message(err));
-		*ret = FB_DATA_LOST;
-		return 0;
-	}
-	for (int i = 0; i < m->n; i++) {
-		const struct fb_manifest_entry *e = &m->v[i];
-		ext2_ino_t ino;
-		uint64_t size, hash;
-
-		if (skipped(e->path, skip, nskip))
-			continue;
-		err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, e->path, &ino);
-		if (!err)
-			err = file_digest(fs, ino, e->size, deadline, &size, &hash);
-		if (err == FB_ERR_DEADLINE) {
-			ext2fs_close_free(&fs);
-			*ret = FB_DATA_NOT_CHECKED;
-			snprintf(detail, len, "the data oracle ran past %d s (at %s)",
-				 fb_oracle_seconds(), e->path);
-			return -1;
-		}
-		if (err) {
-			if (!lost++ && !changed)
-				snprintf(detail, len, "%s: %s", e->path, error_message(err));
-		} else if (size != e->size || hash != e->hash) {
-			if (!changed++)
-				snprintf(detail, len, "%s: %s differs", e->path,
-					 size != e->size ? "size" : "content");
-		}
-	}
-	ext2fs_close_free(&fs);
-	/* changed is the worse outcome: it names the silent kind first */
-	*ret = changed ? FB_DATA_CHANGED : lost ? FB_DATA_LOST : FB_DATA_INTACT;
-	return 0;
-}
-
-int fb_manifest_check(const struct fb_manifest_want *w, int n, const char *image,
-		      enum fb_data *ret, char *detail, size_t len)
+/*
+ * The files W[0..N-1] of IMAGE against what they must be; WHAT ends the
+ * detail of a changed file (what it differs from).
+ */
+static int check_wants(const struct fb_manifest_want *w, int n, const char *image,
+		       const char *what, enum fb_data *ret, char *detail, size_t len)
 {
 	ext2_filsys fs;
 	errcode_t err;
@@ -376,11 +331,35 @@ int fb_manifest_check(const struct fb_manifest_want *w, int n, const char *image
 				snprintf(detail, len, "%s: %s", w[i].path, error_message(err));
 		} else if (size != w[i].size || hash != w[i].hash) {
 			if (!changed++)
-				snprintf(detail, len, "%s: %s differs from what the workload wrote",
-					 w[i].path, size != w[i].size ? "size" : "content");
+				snprintf(detail, len, "%s: %s differs%s", w[i].path,
+					 size != w[i].size ? "size" : "content", what);
 		}
 	}
 	ext2fs_close_free(&fs);
+	/* changed is the worse outcome: it names the silent kind first */
 	*ret = changed ? FB_DATA_CHANGED : lost ? FB_DATA_LOST : FB_DATA_INTACT;
 	return 0;
+}
+
+int fb_manifest_check(const struct fb_manifest_want *w, int n, const char *image,
+		      enum fb_data *ret, char *detail, size_t len)
+{
+	return check_wants(w, n, image, " from what the workload wrote", ret, detail, len);
+}
+
+int fb_manifest_compare(const struct fb_manifest *m, const char *image,
+			char *const skip[], int nskip, enum fb_data *ret,
+			char *detail, size_t len)
+{
+	struct fb_manifest_want *w = xcalloc(m->n + 1, sizeof(*w));
+	int n = 0, rc;
+
+	for (int i = 0; i < m->n; i++)
+		if (!skipped(m->v[i].path, skip, nskip))
+			w[n++] = (struct fb_manifest_want){ .path = m->v[i].path,
+							    .size = m->v[i].size,
+							    .hash = m->v[i].hash };
+	rc = check_wants(w, n, image, "", ret, detail, len);
+	free(w);
+	return rc;
 }
