@@ -83,6 +83,8 @@ enum fb_undetected {
 	FB_UNDET_REDUNDANT_COPY,/* a backup copy the kernel does not use */
 	FB_UNDET_RESEALED,	/* the checksum was recomputed over the change */
 	FB_UNDET_NOT_COVERED,	/* no metadata_csum, or bytes outside every checksum */
+	FB_UNDET_STALE,		/* a lost or misdirected write: the bytes read were
+				   once valid, the block's old ones or another's */
 	FB_UNDET_DISCARDED_READ,/* read into a copy the kernel dropped unverified and
 				   read again: the superblock's 1 KiB probe */
 	FB_UNDET_LOG_END,	/* a journal block's header changed: recovery takes

@@ -83,6 +83,29 @@ static bool any_fault_meets(const json_t *faults, long long from, long long to)
 }
 
 /*
+ * Every fault a lost or misdirected write (drop, misdirect): no byte of the
+ * request changed, and what the guest read back is content that was valid
+ * once, the block's previous version, or another block's where a
+ * misdirected write landed. ext4's checksums cover a block's contents and
+ * owner (inode, group), not when or where it was written, so they verify
+ * such a block; only a check across objects (e2fsck) can see it is old.
+ * A torn write is not explained so: its block mixes two versions, which a
+ * checksum fails, unless the part that was not stored did not change.
+ */
+static bool stale(const json_t *faults)
+{
+	size_t i;
+	json_t *f;
+
+	if (!json_array_size(faults))
+		return false;
+	json_array_foreach(faults, i, f)
+		if (strcmp(str(f, "action"), "drop") && strcmp(str(f, "action"), "misdirect"))
+			return false;
+	return true;
+}
+
+/*
  * The primary superblock changed in reads only, outside the three fields
  * ext4_load_super takes from its first read (s_log_block_size and
  * s_log_cluster_size at 0x18-0x1f, s_magic at 0x38), and every changed
@@ -185,6 +208,8 @@ enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 		return FB_UNDET_RESEALED;
 	if (!breaks_csum)
 		return FB_UNDET_NOT_COVERED;
+	if (stale(faults))
+		return FB_UNDET_STALE;
 	if (discarded_read(target, faults, witness))
 		return FB_UNDET_DISCARDED_READ;
 	if (log_end(target, faults))

@@ -654,7 +654,7 @@ static const char *field_accepted(int field)
 	case FB_EXP_DATA: return "intact, lost, changed";
 	case FB_EXP_DETECT_NEXT: return "none, csum, sanity, io, mount, not-run";
 	case FB_EXP_REACTION_NEXT: return "none, recovered, error-continue, remount-ro, shutdown, mount-refused, hang, panic, oops, kasan, not-run";
-	case FB_EXP_UNDETECTED: return "n/a, never-read, overwritten-before-read, data-block, redundant-copy-unused, resealed, not-covered, discarded-read, log-end, freed, unexplained";
+	case FB_EXP_UNDETECTED: return "n/a, never-read, overwritten-before-read, data-block, redundant-copy-unused, resealed, not-covered, stale, discarded-read, log-end, freed, unexplained";
 	default: return "yes, no";
 	}
 }

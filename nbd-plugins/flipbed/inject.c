@@ -31,6 +31,16 @@
 
 #define CHUNK (1024 * 1024)	/* bytes changed per buffer */
 
+/* Watch [at, at + len) for fault seq of rule r. */
+static void watch_span(uint64_t seq, const struct fb_rule *r, uint64_t at,
+		       uint64_t len)
+{
+	if (len && fb_witness_add(seq, r->id, at, len) < 0)
+		nbdkit_debug("flipbed: witness: fault %" PRIu64 " of rule %s "
+			     "not watched: %d spans are watched already, or "
+			     "out of memory", seq, r->id, FB_WITNESS_MAX);
+}
+
 /* Watch the bytes fault seq changed: from the first changed byte to the
  * last, or to the end of the fault's range when there were more changes
  * than ch lists.
@@ -49,10 +59,7 @@ static void watch_changes(uint64_t seq, const struct fb_fault *f)
 	}
 	if (ch->changed > ch->n)
 		e = f->offset + f->len;
-	if (fb_witness_add(seq, f->rule->id, s, e - s) < 0)
-		nbdkit_debug("flipbed: witness: fault %" PRIu64 " of rule %s "
-			     "not watched: %d spans are watched already, or "
-			     "out of memory", seq, f->rule->id, FB_WITNESS_MAX);
+	watch_span(seq, f->rule, s, e - s);
 }
 
 static void log_fault(const struct fb_rule *r, const char *op, uint64_t off,
@@ -68,15 +75,26 @@ static void log_fault(const struct fb_rule *r, const char *op, uint64_t off,
 	seq = fb_faultlog_write(&f);
 	if (ch && ch->changed)
 		watch_changes(seq, &f);
+	/* a lost write leaves the old bytes in place; a misdirected one, and
+	 * the bytes it landed on, which were another block's
+	 */
+	if (f.len && (r->action == FB_DROP || r->action == FB_MISDIRECT) &&
+	    strcmp(op, "read")) {
+		watch_span(seq, r, f.offset, f.len);
+		if (r->action == FB_MISDIRECT)
+			watch_span(seq, r, f.offset + (uint64_t)r->delta, f.len);
+	}
 }
 
-/* A torn rule's record: the part of the request it did not store. */
+/* A torn rule's record: the part [off, off + len) of the request it did
+ * not store, which keeps the old bytes a later read gets.
+ */
 static void log_torn(const struct fb_rule *r, enum fb_op op, uint64_t off,
 		     uint64_t len)
 {
 	struct fb_fault f = { r, fb_op_name(op), off, len, NULL };
 
-	fb_faultlog_write(&f);
+	watch_span(fb_faultlog_write(&f), r, off, len);
 }
 
 /* If an eio rule fired, log every eio rule that did and return true. */

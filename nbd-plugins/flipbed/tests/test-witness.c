@@ -6,7 +6,8 @@
  * watch rule logs the same way and changes no byte; 1000 reads give one
  * read record and a summary counting them, and the bound holds for
  * readers and writers on several connections at once; a bad watch range
- * is refused with the errors of the other rules.
+ * is refused with the errors of the other rules; the bytes a lost,
+ * misdirected or torn write left behind are watched too.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -182,6 +183,61 @@ static void test_request_faults(struct nbd_handle *h)
 	expect_none("overwrite", "wr", "the write that applied the fault");
 	fbt_pread(h, buf, 1, 50001);
 	expect_record(witness("read", "wr"), seq, 50001, 1, "read");
+}
+
+/* Device faults change no byte of the request, yet leave bytes other than
+ * the guest believes them: a lost write the old ones, a misdirected one
+ * the old ones where it belonged and its own where it landed, a torn one
+ * the old ones past the tear. Each is watched from the next request on.
+ */
+static void test_device_faults(struct nbd_handle *h)
+{
+	uint64_t seq;
+	json_t *log, *o;
+	size_t i, n = 0;
+
+	memset(buf, 0x22, 4096);
+	fbt_ctl_ok("add id=lost on=write at=90112 len=512 drop count=1");
+	fbt_pwrite(h, buf, 512, 90112, 0);
+	seq = fault_seq("lost");
+	expect_none("read", "lost", "the write that lost the bytes");
+	fbt_pread(h, buf, 16, 90112 + 100);
+	expect_record(witness("read", "lost"), seq, 90112 + 100, 16, "read");
+	CHECK(buf[0] == fbt_pattern(90112 + 100), "the lost write's old bytes are served");
+	memset(buf, 0x23, 512);
+	fbt_pwrite(h, buf, 512, 90112, 0);	/* stored now: the watch ends */
+	expect_record(witness("overwrite", "lost"), seq, 90112, 512, "write");
+	fbt_pread(h, buf, 512, 90112);
+	json_decref(witness("read", "lost"));	/* still one */
+
+	memset(buf, 0x33, 512);
+	fbt_ctl_ok("add id=mis on=write at=94208 len=512 misdirect=4096 count=1");
+	fbt_pwrite(h, buf, 512, 94208, 0);
+	seq = fault_seq("mis");
+	fbt_pread(h, buf, 8, 98304 + 8);	/* where it landed */
+	CHECK(buf[0] == 0x33, "the misdirected write landed 4096 bytes on");
+	fbt_pread(h, buf, 8, 94208);		/* where it belonged */
+	log = fbt_faultlog();
+	json_array_foreach(log, i, o) {
+		if (strcmp(str(o, "witness"), "read") || strcmp(str(o, "rule"), "mis"))
+			continue;
+		CHECK(num(o, "fault") == seq, "a read record of the misdirect names its fault");
+		CHECK(num(o, "offset") == 98304 + 8 || num(o, "offset") == 94208,
+		      "misdirect read record %s", json_dumps(o, 0));
+		n++;
+	}
+	json_decref(log);
+	CHECK(n == 2, "%zu read records of the misdirected write, expected 2 (both spans)", n);
+
+	memset(buf, 0x44, 4096);
+	fbt_ctl_ok("add id=tear on=write at=102400 len=4096 torn=1 count=1");
+	fbt_pwrite(h, buf, 4096, 102400, 0);
+	seq = fault_seq("tear");
+	fbt_pread(h, buf, 512, 102400);		/* the stored sector */
+	expect_none("read", "tear", "a read of the sector the torn write stored");
+	fbt_pread(h, buf, 4, 102400 + 1024);
+	expect_record(witness("read", "tear"), seq, 102400 + 1024, 4, "read");
+	CHECK(buf[0] == fbt_pattern(102400 + 1024), "the torn-off part keeps its old bytes");
 }
 
 /* The watch rule of rules=: logged like a fault, no byte changed. */
@@ -378,6 +434,7 @@ int main(void)
 	test_rest_read(h);
 	test_overwrite(h);
 	test_request_faults(h);
+	test_device_faults(h);
 	test_watch_rule(h);
 	test_bound(h);
 	test_busy();
