@@ -94,6 +94,14 @@ static const struct detect_rule detect_rules[] = {
 	{ FB_KLOG_FAM_ERROR, "Journal has aborted", R_CONSEQUENCE },
 	{ FB_KLOG_FAM_ERROR, "Readonly filesystem", R_CONSEQUENCE },
 	{ FB_KLOG_FAM_ERROR, "Out of memory", R_CONSEQUENCE },
+	/*
+	 * ext4_load_journal and jbd2_journal_recover after the journal failed
+	 * to load: jbd2 says why in a line of its own (an I/O error, a
+	 * checksum, a bad block); without one the refused mount is the
+	 * detection
+	 */
+	{ FB_KLOG_FAM_MSG, "error loading journal", R_CONSEQUENCE },
+	{ FB_KLOG_FAM_JBD2, "recovery failed", R_CONSEQUENCE },
 
 	/*
 	 * blk_print_req_error ("I/O error, dev vda, sector ..."), "Buffer I/O
@@ -163,7 +171,6 @@ static const struct detect_rule detect_rules[] = {
 	{ FB_KLOG_FAM_MSG, "not in group", R_SANITY },
 	{ FB_KLOG_FAM_MSG, "no journal found", R_SANITY },
 	{ FB_KLOG_FAM_MSG, "journal inode", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "loading journal", R_SANITY },
 	{ FB_KLOG_FAM_MSG, "bmap failed", R_SANITY },
 	{ FB_KLOG_FAM_MSG, "root inode", R_SANITY },
 	{ FB_KLOG_FAM_MSG, "revision level too high", R_SANITY },
@@ -180,7 +187,6 @@ static const struct detect_rule detect_rules[] = {
 	{ FB_KLOG_FAM_JBD2, "unrecognised", R_SANITY },
 	{ FB_KLOG_FAM_JBD2, "too short", R_SANITY },
 	{ FB_KLOG_FAM_JBD2, "recovery pass", R_SANITY },
-	{ FB_KLOG_FAM_JBD2, "recovery failed", R_SANITY },
 	{ FB_KLOG_FAM_JBD2, "Unknown checksum type", R_SANITY },
 	{ FB_KLOG_FAM_JBD2, "Can't enable checksumming", R_SANITY },
 };

@@ -268,7 +268,11 @@ static void test_ambiguous(void **state)
 		{ "EXT4-fs (vda): VFS: Can't find ext4 filesystem", FB_DETECT_SANITY },
 		{ "JBD2: journal transaction 5 on vda-8 is corrupt.", FB_DETECT_CSUM },
 		{ "JBD2: Invalid checksum recovering data block 1234 in log", FB_DETECT_CSUM },
-		{ "JBD2: recovery failed", FB_DETECT_SANITY },
+		/* a failed journal load: jbd2's own line says why, these do not */
+		{ "JBD2: recovery failed", FB_DETECT_NONE },
+		{ "EXT4-fs (vda): error loading journal", FB_DETECT_NONE },
+		{ "JBD2: IO error reading journal superblock", FB_DETECT_IO },
+		{ "JBD2: Failed to read block at offset 1", FB_DETECT_IO },
 		{ "EXT4-fs warning (device vda): dx_probe:832: inode #14: comm init: Unrecognised inode hash code 9", FB_DETECT_SANITY },
 		{ "EXT4-fs (vda): mounted filesystem with ordered data mode. Quota mode: none.", FB_DETECT_NONE },
 		{ "EXT4-fs (vda): Remounting filesystem read-only", FB_DETECT_NONE },
@@ -389,6 +393,28 @@ static void test_severity(void **state)
 	o = classify(READY "A step 2 umount -> ok\nA step 3 mount -> ok\n" PROBE_OK EXIT);
 	assert_int_equal(o.reaction, FB_REACT_NONE);
 	assert_int_equal(o.detect, FB_DETECT_NONE);
+}
+
+/*
+ * A journal superblock that cannot be read (the iron matrix's read EIO):
+ * the I/O error is the detection, not the mount's "error loading
+ * journal" that follows it.
+ */
+static void test_journal_eio(void **state)
+{
+	struct fb_outcome o = classify("A ready\n"
+		"A kmsg 120 3 1176057 I/O error, dev vda, sector 120 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2\n"
+		"A kmsg 121 3 1176057 JBD2: IO error reading journal superblock\n"
+		"A kmsg 122 3 1176057 EXT4-fs (vda): error loading journal\n"
+		"A step 1 mount -> err EIO errors=remount-ro\n" EXIT);
+
+	assert_int_equal(o.detect, FB_DETECT_IO);
+	assert_int_equal(o.reaction, FB_REACT_MOUNT_REFUSED);
+	/* with no reason from jbd2, the refused mount is what was seen */
+	o = classify("A ready\nA kmsg 122 3 1176057 EXT4-fs (vda): error loading journal\n"
+		     "A kmsg 123 3 1176057 JBD2: recovery failed\n"
+		     "A step 1 mount -> err EUCLEAN errors=remount-ro\n" EXIT);
+	assert_int_equal(o.detect, FB_DETECT_MOUNT);
 }
 
 static void test_io_step(void **state)
@@ -760,6 +786,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_recovered),
 		cmocka_unit_test(test_jbd2_csumerr),
 		cmocka_unit_test(test_severity),
+		cmocka_unit_test(test_journal_eio),
 		cmocka_unit_test(test_io_step),
 		cmocka_unit_test(test_infra),
 		cmocka_unit_test(test_normalise),
