@@ -204,12 +204,13 @@ enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 		return FB_UNDET_DATA_BLOCK;
 	if (!strcmp(type, "superblock-backup"))
 		return FB_UNDET_REDUNDANT_COPY;
+	/* before the change's own causes: a lost or misdirected write changes no byte */
+	if (stale(faults))
+		return FB_UNDET_STALE;
 	if (json_is_true(json_object_get(target, "reseal")))
 		return FB_UNDET_RESEALED;
 	if (!breaks_csum)
 		return FB_UNDET_NOT_COVERED;
-	if (stale(faults))
-		return FB_UNDET_STALE;
 	if (discarded_read(target, faults, witness))
 		return FB_UNDET_DISCARDED_READ;
 	if (log_end(target, faults))

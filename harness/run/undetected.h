@@ -30,7 +30,7 @@ bool fb_fault_was_read(const json_t *faults, const json_t *witness, bool *ret_ov
  * (text, result; may be NULL). Order: what the witness saw first
  * (never-read, overwritten-before-read: nothing could have detected it),
  * then what the object is (data-block, redundant-copy-unused), then what
- * the fault did (resealed, not-covered, stale), then where the kernel's own code
+ * the fault did (stale, resealed, not-covered), then where the kernel's own code
  * never verifies the bytes it read (discarded-read, log-end, freed), else
  * unexplained.
  */

@@ -207,6 +207,10 @@ static void test_stale(void **state)
 			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"misdirect\",\"offset\":36864,"
 			       "\"len\":4096,\"to\":40960}]",
 			       "[" SEEN(2, "read", 1, "read", 40960, 4096) "]"), FB_UNDET_STALE);
+	/* whatever the target says of a change: a lost write made none */
+	assert_int_equal(cause(bitmap, false,
+			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"drop\",\"offset\":36864,\"len\":4096}]",
+			       "[" SEEN(2, "read", 1, "read", 36864, 4096) "]"), FB_UNDET_STALE);
 	/* nothing read it: the witness decides first */
 	assert_int_equal(cause(bitmap, true,
 			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"drop\",\"offset\":36864,\"len\":4096}]",
