@@ -884,7 +884,7 @@ static void explain_undetected(struct casectx *x)
 	load_faults(x);
 	faults = x->faults;
 	witness = x->witness;
-	x->out.fault_read = fb_fault_was_read(faults, witness, &overwritten);
+	x->out.fault_read = fb_fault_was_read(x->tgt.record, faults, witness, &overwritten);
 	if (x->out.detect == FB_DETECT_NONE &&
 	    (!x->out.next_ran || x->out.detect_next == FB_DETECT_NONE))
 		x->out.undetected = fb_undetected_cause(x->tgt.record, x->tgt.breaks_csum,

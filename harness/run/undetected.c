@@ -18,8 +18,28 @@ static long long num(const json_t *o, const char *key)
 	return json_is_integer(v) ? json_integer_value(v) : -1;
 }
 
-/* The seq of WITNESS's first KIND ("read", "overwrite") record of FAULT, or -1. */
-static long long first_seen(const json_t *witness, long long fault, const char *kind)
+/*
+ * Whether witness record W touched the target's bytes. A device fault's
+ * span is the request's (a torn or lost write of several blocks), wider
+ * than the object: a read of the block beside it says nothing of it. A
+ * target without offset and length takes every record.
+ */
+static bool on_target(const json_t *target, const json_t *w)
+{
+	long long off = num(target, "offset"), len = num(target, "length");
+	long long woff = num(w, "offset"), wlen = num(w, "len");
+
+	if (off < 0 || len <= 0 || woff < 0 || wlen <= 0)
+		return true;
+	return woff < off + len && woff + wlen > off;
+}
+
+/*
+ * The seq of WITNESS's first KIND ("read", "overwrite") record of FAULT on
+ * TARGET's bytes, or -1.
+ */
+static long long first_seen(const json_t *target, const json_t *witness, long long fault,
+			    const char *kind)
 {
 	long long best = -1;
 	size_t i;
@@ -27,12 +47,13 @@ static long long first_seen(const json_t *witness, long long fault, const char *
 
 	json_array_foreach(witness, i, w)
 		if (num(w, "fault") == fault && !strcmp(str(w, "witness"), kind) &&
-		    (best < 0 || num(w, "seq") < best))
+		    on_target(target, w) && (best < 0 || num(w, "seq") < best))
 			best = num(w, "seq");
 	return best;
 }
 
-bool fb_fault_was_read(const json_t *faults, const json_t *witness, bool *ret_overwritten)
+bool fb_fault_was_read(const json_t *target, const json_t *faults, const json_t *witness,
+		       bool *ret_overwritten)
 {
 	bool overwritten = false;
 	size_t i;
@@ -51,8 +72,8 @@ bool fb_fault_was_read(const json_t *faults, const json_t *witness, bool *ret_ov
 		}
 		if (seq < 0)
 			continue;
-		r = first_seen(witness, seq, "read");
-		o = first_seen(witness, seq, "overwrite");
+		r = first_seen(target, witness, seq, "read");
+		o = first_seen(target, witness, seq, "overwrite");
 		if (r >= 0 && (o < 0 || r < o)) {
 			*ret_overwritten = false;
 			return true;
@@ -84,11 +105,11 @@ static bool any_fault_meets(const json_t *faults, long long from, long long to)
 
 /*
  * Every fault a lost or misdirected write (drop, misdirect): no byte of the
- * request changed, and what the guest read back is content that was valid
- * once, the block's previous version, or another block's where a
- * misdirected write landed. ext4's checksums cover a block's contents and
- * owner (inode, group), not when or where it was written, so they verify
- * such a block; only a check across objects (e2fsck) can see it is old.
+ * request changed, and what the guest read back of the target is its
+ * previous version, valid once. ext4's checksums cover a block's contents
+ * and owner (inode, group), not when it was written, so they verify such a
+ * block; only a check across objects (e2fsck) can see it is old. (Where a
+ * misdirected write landed is another object's block, not the target's.)
  * A torn write is not explained so: its block mixes two versions, which a
  * checksum fails, unless the part that was not stored did not change.
  */
@@ -132,7 +153,7 @@ static bool discarded_read(const json_t *target, const json_t *faults,
 		return false;
 	json_array_foreach(faults, i, f)
 		if (strcmp(str(f, "op"), "read") ||
-		    first_seen(witness, num(f, "seq"), "read") < 0)
+		    first_seen(target, witness, num(f, "seq"), "read") < 0)
 			return false;
 	return true;
 }
@@ -198,7 +219,7 @@ enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 
 	if (!json_array_size(faults))
 		return FB_UNDET_NA;
-	if (!fb_fault_was_read(faults, witness, &overwritten))
+	if (!fb_fault_was_read(target, faults, witness, &overwritten))
 		return overwritten ? FB_UNDET_OVERWRITTEN : FB_UNDET_NEVER_READ;
 	if (!strcmp(type, "data"))
 		return FB_UNDET_DATA_BLOCK;

@@ -17,11 +17,14 @@
 /*
  * Whether the guest read bytes a fault changed: a fault applied in a read
  * (the kernel received it), or a witness "read" record of a fault before
- * any overwrite of it. *ret_overwritten: some fault's bytes were
- * overwritten before they were read. FAULTS and WITNESS are the case's
- * arrays of fault-log records (case.json "faults", "witness").
+ * any overwrite of it, on TARGET's bytes (its offset and length: a device
+ * fault's span is the request's, which may reach past the object).
+ * *ret_overwritten: some fault's bytes were overwritten before they were
+ * read. FAULTS and WITNESS are the case's arrays of fault-log records
+ * (case.json "faults", "witness").
  */
-bool fb_fault_was_read(const json_t *faults, const json_t *witness, bool *ret_overwritten);
+bool fb_fault_was_read(const json_t *target, const json_t *faults, const json_t *witness,
+		       bool *ret_overwritten);
 
 /*
  * The cause for an undetected fault. TARGET is the case's target record
