@@ -104,25 +104,34 @@ static bool any_fault_meets(const json_t *faults, long long from, long long to)
 }
 
 /*
- * Every fault a lost or misdirected write (drop, misdirect): no byte of the
- * request changed, and what the guest read back of the target is its
- * previous version, valid once. ext4's checksums cover a block's contents
- * and owner (inode, group), not when it was written, so they verify such a
- * block; only a check across objects (e2fsck) can see it is old. (Where a
- * misdirected write landed is another object's block, not the target's.)
- * A torn write is not explained so: its block mixes two versions, which a
- * checksum fails, unless the part that was not stored did not change.
+ * Every fault a lost or misdirected write (drop, misdirect), or a torn one
+ * whose unstored part holds the whole target: no byte of the target
+ * changed, and what the guest read back of it is its previous version,
+ * valid once. ext4's checksums cover a block's contents and owner (inode,
+ * group), not when it was written, so they verify it; only a check across
+ * objects (e2fsck) can see it is old. (Where a misdirected write landed is
+ * another object's block, not the target's.) A torn write that cut through
+ * the target mixes two versions of it, which its checksum fails, unless
+ * the unstored part held what was there already: not explained so.
  */
-static bool stale(const json_t *faults)
+static bool stale(const json_t *target, const json_t *faults)
 {
+	long long off = num(target, "offset"), len = num(target, "length");
 	size_t i;
 	json_t *f;
 
 	if (!json_array_size(faults))
 		return false;
-	json_array_foreach(faults, i, f)
-		if (strcmp(str(f, "action"), "drop") && strcmp(str(f, "action"), "misdirect"))
-			return false;
+	json_array_foreach(faults, i, f) {
+		const char *a = str(f, "action");
+
+		if (!strcmp(a, "drop") || !strcmp(a, "misdirect"))
+			continue;
+		if (!strcmp(a, "torn") && off >= 0 && len > 0 && num(f, "offset") <= off &&
+		    num(f, "offset") + num(f, "len") >= off + len)
+			continue;
+		return false;
+	}
 	return true;
 }
 
@@ -226,7 +235,7 @@ enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 	if (!strcmp(type, "superblock-backup"))
 		return FB_UNDET_REDUNDANT_COPY;
 	/* before the change's own causes: a lost or misdirected write changes no byte */
-	if (stale(faults))
+	if (stale(target, faults))
 		return FB_UNDET_STALE;
 	if (json_is_true(json_object_get(target, "reseal")))
 		return FB_UNDET_RESEALED;

@@ -225,6 +225,11 @@ static void test_stale(void **state)
 	assert_int_equal(cause(bitmap, true,
 			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"torn\",\"offset\":37376,\"len\":7680}]",
 			       "[" SEEN(2, "read", 1, "read", 40960, 4096) "]"), FB_UNDET_NEVER_READ);
+	/* a torn write whose unstored part holds the whole target: the old
+	 * inode (the iron matrix's inode torn=1, the inode at 170752) */
+	assert_int_equal(cause("{\"type\":\"inode\",\"offset\":170752,\"length\":128}", true,
+			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"torn\",\"offset\":168448,\"len\":3584}]",
+			       "[" SEEN(2, "read", 1, "read", 168448, 3584) "]"), FB_UNDET_STALE);
 	/* a torn block mixes two versions: a checksum should see it */
 	assert_int_equal(cause(bitmap, true,
 			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"torn\",\"offset\":37376,\"len\":3584}]",
