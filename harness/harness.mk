@@ -21,7 +21,7 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_im
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
 	run/image.c run/manifest.c run/target.c run/undetected.c run/fsck.c run/fsck_check.c run/runcase.c run/batch.c run/run.c run/image_cmd.c \
-	run/fserror.c \
+	run/fserror.c run/bioread.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
 	campaign/campaign_min.c) \
@@ -82,6 +82,22 @@ $(B)/tests/bin/test-fserror: harness/tests/test-fserror.c $(FSERROR_TEST_OBJS) \
 		$(REPORT_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
 -include $(B)/tests/bin/test-fserror.d
+
+# The read-ahead witness: the agent's "watch" argument and its reading of
+# block_bio_queue trace lines (guest/bioread.c, with a stand-in channel),
+# the host's parsing of its bioread lines and the case record
+# (run/bioread.c); the cause it decides is test-undetected's.
+TESTS += $(B)/tests/bin/test-bioread
+BIOREAD_TEST_OBJS := $(B)/obj/harness/run/bioread.o $(B)/obj/harness/util.o \
+	$(B)/obj/harness/guest/steps.o \
+	$(B)/obj/guest/bioread.o
+$(B)/tests/bin/test-bioread: harness/tests/test-bioread.c $(BIOREAD_TEST_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
+		-o $@ $< $(BIOREAD_TEST_OBJS) \
+		$(shell $(PKG_CONFIG) --libs cmocka jansson)
+
+-include $(B)/tests/bin/test-bioread.d
 
 # flipbed campaign (findings keep their image as compressed qcow2: qemu-img)
 # and show --inspect (guestfish boots a libguestfs appliance on the

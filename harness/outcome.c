@@ -27,7 +27,7 @@ static const char *const attrib_names[FB_ATTRIB__COUNT] = {
 static const char *const undetected_names[FB_UNDET__COUNT] = {
 	"n/a", "never-read", "overwritten-before-read", "data-block",
 	"redundant-copy-unused", "resealed", "not-covered", "stale", "discarded-read",
-	"log-end", "freed", "unexplained",
+	"log-end", "freed", "read-ahead", "unexplained",
 };
 
 static int lookup(const char *const *names, int n, const char *name)

@@ -73,7 +73,7 @@ enum fb_attrib {
 /*
  * Why a case whose workload and next-mount pass detected nothing went
  * undetected (run/undetected.h decides it from the fault log, the read
- * witness and the target record).
+ * witness, the guest's bio witness and the target record).
  */
 enum fb_undetected {
 	FB_UNDET_NA,		/* detected, no fault, or infra: no cause asked */
@@ -91,6 +91,8 @@ enum fb_undetected {
 				   it for the end of the log before any checksum */
 	FB_UNDET_FREED,		/* the inode was freed by the workload: the kernel
 				   never loads it again, though its block is read */
+	FB_UNDET_READ_AHEAD,	/* read only by read-ahead (the guest's block layer
+				   said so), never loaded as the object */
 	FB_UNDET_UNEXPLAINED,	/* covered, not resealed, read, and nothing detected:
 				   a finding of its own */
 	FB_UNDET__COUNT

@@ -200,3 +200,18 @@ double fb_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+int fb_parse_dec(const char *s, unsigned long long max, unsigned long long *ret)
+{
+	unsigned long long v = 0;
+
+	if (!*s || (s[0] == '0' && s[1]))
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (max - (*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	*ret = v;
+	return 0;
+}

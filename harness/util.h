@@ -55,4 +55,11 @@ int fb_image_is_ext4(const char *path, char *why, size_t len);
 /* Seconds on the monotonic clock. */
 double fb_now(void);
 
+/*
+ * S, the whole of it, as a decimal without sign or leading zero, at most
+ * MAX, into *RET: 0, or -1 (nothing stored) for anything else. For lines a
+ * guest sent: hostile input.
+ */
+int fb_parse_dec(const char *s, unsigned long long max, unsigned long long *ret);
+
 #endif

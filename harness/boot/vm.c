@@ -140,6 +140,8 @@ static void on_agent_line(struct run *x, char *line)
 		r->t.ready = since(&x->start);
 		if (x->c->serial)
 			send_line(x, "disk %s\n", x->c->serial);
+		if (x->c->watch)
+			send_line(x, "watch %s\n", x->c->watch);
 		for (int i = 0; i < x->c->nsteps; i++)
 			send_line(x, "step %s\n", x->c->steps[i]);
 		send_line(x, "%s\n", "go");
@@ -173,6 +175,8 @@ static void on_agent_line(struct run *x, char *line)
 		x->deadline = since(&x->start) + seg.timeout;
 		if (seg.serial)
 			send_line(x, "disk %s\n", seg.serial);
+		if (seg.watch)
+			send_line(x, "watch %s\n", seg.watch);
 		for (int i = 0; i < seg.nsteps; i++)
 			send_line(x, "step %s\n", seg.steps[i]);
 		send_line(x, "%s\n", "go");

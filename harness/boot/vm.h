@@ -33,6 +33,7 @@ struct fb_vm_disk {
  */
 struct fb_vm_segment {
 	const char *serial;
+	const char *watch;	/* "OFFSET LENGTH" of its target's bytes, or NULL */
 	const char *const *steps;
 	int nsteps;
 	double timeout;
@@ -45,6 +46,8 @@ struct fb_vm_config {
 	const struct fb_vm_disk *disks;	/* a batch: one disk per case, instead */
 	int ndisks;
 	const char *serial;	/* the first case's disk in a batch, or NULL */
+	const char *watch;	/* the first case's target bytes, "OFFSET LENGTH"
+				 * sent as "watch" for the agent's bioread, or NULL */
 	const char *source;	/* NULL, or an image attached read-only as /dev/vdb */
 	const char *dir;	/* private directory: agent socket, qemu.log */
 	int mem_mb;		/* 256; KASAN kernels need 512 */

@@ -104,7 +104,8 @@ static int find_disk(const char *want)
 
 /*
  * Collect the host's lines for one case: "disk SERIAL" (a batch: the disk
- * of this case), "step TEXT" lines, then "go" (1). "halt" (0): no more
+ * of this case), "watch OFFSET LENGTH" (the target's bytes, bioread.c),
+ * "step TEXT" lines, then "go" (1). "halt" (0): no more
  * cases; "release" (2): unmount what the last case left; -1 if the host
  * left.
  */
@@ -119,6 +120,10 @@ static int receive_steps(void)
 			return 0;
 		if (!strcmp(line, "release"))
 			return 2;
+		if (!strncmp(line, "watch ", 6)) {
+			bioread_watch(line + 6);
+			continue;
+		}
 		if (!strncmp(line, "disk ", 5)) {
 			snprintf(serial, sizeof(serial), "%s", line + 5);
 			if (find_disk(serial))
@@ -205,6 +210,7 @@ static int run_step(int i)
 		return 0;
 	}
 	fserror_before(&s);
+	bioread_step(i + 1);
 	rc = op_run(i + 1, &s, detail, sizeof(detail));
 	crashed |= s.id == STEP_CRASH;
 	if (rc)
@@ -233,6 +239,7 @@ static void run_case(void)
 	if (*serial)
 		mark_case();
 	wait_for(disk);
+	bioread_start();
 	for (int i = 0; i < nsteps && !crashed; i++) {
 		int met = run_step(i);
 
@@ -242,6 +249,7 @@ static void run_case(void)
 	if (!crashed)
 		sync();
 	fserror_stop();
+	bioread_stop();
 	kmsg_drain();
 	chan_send("done %d %d%s", passed, failed, mounted() ? " mounted" : "");
 	chan_drain();

@@ -3,7 +3,7 @@
  * The guest agent's internal surface (one file per job: chan.c talks to the
  * host, kmsg.c forwards kernel messages, ops.c runs steps, race.c the
  * concurrent ones, pattern.c makes file contents, fserror.c watches for
- * ext4's error reports). The protocol is described in README.md.
+ * ext4's error reports, bioread.c sees how the kernel read the target). The protocol is described in README.md.
  */
 #ifndef FLIPBED_AGENT_H
 #define FLIPBED_AGENT_H
@@ -79,5 +79,27 @@ enum { FSERROR_EVENT, FSERROR_OVERFLOW, FSERROR_OTHER, FSERROR_BAD };
 int fserror_decode(const void *buf, size_t len, size_t *used, char *line, size_t linelen);
 /* Send the events of BUF as fserror lines, or count them once FSERROR_MAX are sent. */
 void fserror_take(const void *buf, size_t len);
+
+/*
+ * bioread.c: the block layer's reads of the target's bytes
+ * (block:block_bio_queue), with their flags. bioread_watch takes the
+ * host's "watch OFFSET LENGTH" for the next case; bioread_start arms the
+ * tracepoint when the case starts, bioread_step marks step N's start in
+ * the trace, bioread_stop sends "bioread RWBS SECTOR SECTORS STEP" lines
+ * (at most BIOREAD_MAX) and "bioread-end K" after its steps.
+ */
+#define BIOREAD_MAX 64
+void bioread_watch(const char *args);
+void bioread_start(void);
+void bioread_step(int n);
+void bioread_stop(void);
+/* "OFFSET LENGTH" in bytes, LENGTH > 0; -1 when malformed. */
+int bioread_parse(const char *args, unsigned long long *off, unsigned long long *len);
+/*
+ * Whether trace LINE is a block_bio_queue read on device MAJ:MIN that
+ * overlaps sectors [FROM, TO); its "RWBS SECTOR SECTORS" in OUT then.
+ */
+int bioread_match(const char *line, unsigned maj, unsigned min, unsigned long long from,
+		  unsigned long long to, char *out, size_t outlen);
 
 #endif

@@ -2,7 +2,7 @@
 # harness/guest/: the static guest agent and the initramfs it is /init of.
 # See harness/guest/README.md for the protocol and the steps.
 
-GUEST_SRCS := $(addprefix harness/guest/,agent.c chan.c copy.c fserror.c kmsg.c ops.c pattern.c race.c steps.c)
+GUEST_SRCS := $(addprefix harness/guest/,agent.c bioread.c chan.c copy.c fserror.c kmsg.c ops.c pattern.c race.c steps.c)
 GUEST_OBJS := $(patsubst harness/guest/%.c,$(B)/obj/guest/%.o,$(GUEST_SRCS))
 
 ALL += $(B)/guest/initramfs.cpio.gz

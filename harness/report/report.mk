@@ -10,7 +10,7 @@
 #                harness/tests/report-iron.sh (the IRON table's golden)
 
 REPORT_SRCS := $(addprefix harness/report/,report.c report_case.c \
-	report_cmds.c report_diff.c report_dmesg.c report_fanotify.c report_html.c \
+	report_bioread.c report_cmds.c report_diff.c report_dmesg.c report_fanotify.c report_html.c \
 	report_junit.c report_ktap.c report_load.c report_loose.c report_md.c \
 	report_merge.c report_page.c report_show.c report_campaign.c \
 	report_table.c report_util.c report_explain.c report_iron.c)

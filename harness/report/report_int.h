@@ -112,4 +112,8 @@ void fb_fanotify_page(FILE *out, const struct fb_case *c);
 void fb_fanotify_show(FILE *out, const struct fb_case *c);
 void fb_fanotify_summary(const struct fb_run *run, FILE *out);
 
+/* report_bioread.c: the read-ahead witness ("bio_reads") of one case. */
+void fb_bioread_page(FILE *out, const struct fb_case *c);
+void fb_bioread_show(FILE *out, const struct fb_case *c);
+
 #endif

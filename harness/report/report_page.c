@@ -266,6 +266,7 @@ static void write_page(const struct page *p)
 	section_dmesg(p);
 	section_outcome(p);
 	fb_fanotify_page(p->out, p->c);
+	fb_bioread_page(p->out, p->c);
 	section_case(p);
 	section_steps(p);
 	section_files(p);

@@ -129,6 +129,7 @@ static void show_outcome(const struct fb_case *c, FILE *out)
 		fprintf(out, "  infra: %s\n", s);
 	show_attrib(c, out);
 	fb_fanotify_show(out, c);
+	fb_bioread_show(out, c);
 	show_array(out, "mismatch", fb_case_get(c, "mismatch"));
 }
 

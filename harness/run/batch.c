@@ -246,6 +246,7 @@ static int on_next(void *ctx, struct fb_vm_segment *seg)
 	start_case(b, b->cur + 1);
 	x = current(b);
 	seg->serial = b->serial[b->cur];
+	seg->watch = *x->watch ? x->watch : NULL;
 	seg->steps = x->steps;
 	seg->nsteps = x->nsteps;
 	seg->timeout = x->s->timeout;
@@ -382,6 +383,7 @@ static int boot_batch(struct casectx *all, int *order, int n, int boot_no, const
 	vc.disks = disks;
 	vc.ndisks = b.n;
 	vc.serial = b.serial[0];
+	vc.watch = *all[b.order[0]].watch ? all[b.order[0]].watch : NULL;
 	vc.dir = priv;
 	vc.mem_mb = k->mem_mb;
 	vc.timeout = all[b.order[0]].s->timeout;

@@ -18,6 +18,7 @@
 #include "classify/classify.h"
 #include "guest/steps.h"
 #include "outcome.h"
+#include "run/bioread.h"
 #include "run/fserror.h"
 #include "run/runcase.h"
 #include "run/target.h"
@@ -43,9 +44,13 @@ struct casectx {
 	char **errors_steps;	/* mount steps with [workload] errors added */
 	char errors_expect[2][128];	/* reaction, reaction_next under errors= */
 	json_t *step_results;
+	long long *step_ns;		/* when each step's result line came (CLOCK_MONOTONIC), 0 before */
 	json_t *faults, *witness;	/* faults.jsonl's records, read once (load_faults) */
 	bool saw_baddata;
 	struct fb_fserror fse;		/* the guest's fanotify lines (run/fserror.h) */
+	char watch[48];			/* the target's "OFFSET LENGTH", sent as "watch", or "" */
+	struct fb_bioread br;		/* the guest's reads of those bytes (run/bioread.h) */
+	json_t *bio_reads;		/* their "bio_reads" record, made once the boot ended */
 	char infra[512];
 	struct fb_expect expect;
 	struct fb_outcome out;

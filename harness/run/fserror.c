@@ -8,27 +8,12 @@
 #include <string.h>
 
 #include "guest/steps.h"
+#include "util.h"
 #include "run/fserror.h"
 
 static bool starts(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
-}
-
-/* A decimal without sign or leading zero, at most MAX, as the whole of S. */
-static int parse_dec(const char *s, unsigned long long max, unsigned long long *ret)
-{
-	unsigned long long v = 0;
-
-	if (!*s || (s[0] == '0' && s[1]))
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (max - (*s - '0')) / 10)
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
-	*ret = v;
-	return 0;
 }
 
 /* ERRNO as the agent names it; its canonical name in OUT. */
@@ -38,7 +23,7 @@ static int parse_errno(const char *s, char *out, size_t len)
 	unsigned long long n;
 
 	/* the agent names an errno glibc does not know E<number> */
-	if (!c && s[0] == 'E' && !parse_dec(s + 1, 4095, &n) && n)
+	if (!c && s[0] == 'E' && !fb_parse_dec(s + 1, 4095, &n) && n)
 		c = s;
 	/* EBADDATA is the agent's own word for a content mismatch, not an errno */
 	if (!c || !strcmp(c, "EBADDATA") || strlen(c) >= len)
@@ -62,11 +47,11 @@ static int parse_event(struct fb_fserror *f, char *args)
 	if (strchr(count, ' ') || parse_errno(err, e.err, sizeof(e.err)))
 		return -1;
 	if (strcmp(ino, "-")) {
-		if (parse_dec(ino, 0xffffffffULL, &v) || !v)
+		if (fb_parse_dec(ino, 0xffffffffULL, &v) || !v)
 			return -1;
 		e.ino = (long long)v;
 	}
-	if (parse_dec(count, 0xffffffffULL, &v) || !v)
+	if (fb_parse_dec(count, 0xffffffffULL, &v) || !v)
 		return -1;
 	e.count = v;
 	if (f->nev == FB_FSERROR_MAX)
@@ -101,7 +86,7 @@ static int parse_line(struct fb_fserror *f, char *line)
 	if (starts(line, "fserror-unavailable "))
 		return parse_reason(f, line + strlen("fserror-unavailable "));
 	if (starts(line, "fserror-dropped ")) {
-		if (f->dropped_seen || parse_dec(line + strlen("fserror-dropped "),
+		if (f->dropped_seen || fb_parse_dec(line + strlen("fserror-dropped "),
 						 1ULL << 48, &v))
 			return -1;
 		f->dropped_seen = true;

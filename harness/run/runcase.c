@@ -154,7 +154,7 @@ void case_on_agent(void *ctx, const char *line)
 	fprintf(x->log, "A %s\n", line);
 	if (x->o->verbose)
 		fprintf(stderr, "%s: A %s\n", x->c->name, line);
-	if (fb_fserror_line(&x->fse, line))
+	if (fb_fserror_line(&x->fse, line) || fb_bioread_line(&x->br, line))
 		return;
 	if (strncmp(line, "step ", 5))
 		return;
@@ -163,6 +163,11 @@ void case_on_agent(void *ctx, const char *line)
 		if (!detail)
 			continue;
 		bool ok = !strcmp(result, "ok");
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (x->step_ns)
+			x->step_ns[i] = ts.tv_sec * 1000000000LL + ts.tv_nsec;
 		json_array_append_new(x->step_results,
 			json_pack("{s:i, s:s, s:s, s:s, s:s}", "n", i + 1, "text", x->steps[i],
 				  "result", ok ? "ok" : "err", "errno", ok ? "" : result,
@@ -613,6 +618,7 @@ static int boot_case(struct casectx *x, struct fb_vm_result *vr, double *t_boot,
 	vc.dir = x->priv;
 	vc.mem_mb = k->mem_mb;
 	vc.timeout = x->s->timeout;
+	vc.watch = *x->watch ? x->watch : NULL;
 	vc.steps = x->steps;
 	vc.nsteps = x->nsteps;
 	vc.peer = &x->nbd.proc;
@@ -772,6 +778,24 @@ static void add_errors_option(struct casectx *x)
 	}
 }
 
+/*
+ * The target's bytes, for the agent's bio witness ("watch OFFSET LENGTH",
+ * run/bioread.h): every case whose target has a place on the disk.
+ */
+static void set_watch(struct casectx *x)
+{
+	long long off = -1, len = -1;
+	json_t *v;
+
+	x->watch[0] = '\0';
+	if ((v = json_object_get(x->tgt.record, "offset")) && json_is_integer(v))
+		off = json_integer_value(v);
+	if ((v = json_object_get(x->tgt.record, "length")) && json_is_integer(v))
+		len = json_integer_value(v);
+	if (x->tgt.nrules && off >= 0 && len > 0)
+		snprintf(x->watch, sizeof(x->watch), "%lld %lld", off, len);
+}
+
 /* The image copy, the target and the rules; 0 when the case can boot. */
 int case_prepare(struct casectx *x, const struct fb_golden *g)
 {
@@ -794,12 +818,14 @@ int case_prepare(struct casectx *x, const struct fb_golden *g)
 	add_errors_option(x);
 	if (x->s->next_mount)
 		add_next_pass(x);
+	x->step_ns = xcalloc(x->nsteps, sizeof(*x->step_ns));
 	if (fb_image_copy(g->path, x->image)) {
 		case_set_infra(x, "cannot copy %s to %s: %s", g->path, x->image, strerror(errno));
 		return -1;
 	}
 	if (make_rules(x, x->image))
 		return -1;
+	set_watch(x);
 	snprintf(path, sizeof(path), "%s/rules.txt", x->dir);
 	rf = fopen(path, "w");
 	for (int i = 0; rf && i < x->tgt.nrules; i++)
@@ -869,6 +895,31 @@ static void classify_passes(struct casectx *x, const char *text, size_t len)
 }
 
 /*
+ * The agent's bio witness as the case record's "bio_reads", made once,
+ * with the step the fault first fired in (the earliest fault record).
+ */
+static void load_bio_reads(struct casectx *x)
+{
+	long long first = -1;
+	unsigned step = 0;
+	size_t i;
+	json_t *f;
+
+	if (x->bio_reads)
+		return;
+	load_faults(x);
+	json_array_foreach(x->faults, i, f) {
+		json_t *ns = json_object_get(f, "ns");
+
+		if (json_is_integer(ns) && (first < 0 || json_integer_value(ns) < first))
+			first = json_integer_value(ns);
+	}
+	if (first >= 0 && x->step_ns)
+		step = fb_bioread_fault_step(first, x->step_ns, x->nsteps);
+	x->bio_reads = fb_bioread_json(&x->br, x->watch[0], step);
+}
+
+/*
  * Whether the guest read the bytes the fault changed and, when neither
  * pass detected anything, why (undetected.h).
  */
@@ -882,13 +933,15 @@ static void explain_undetected(struct casectx *x)
 	if (!x->tgt.nrules)
 		return;
 	load_faults(x);
+	load_bio_reads(x);
 	faults = x->faults;
 	witness = x->witness;
 	x->out.fault_read = fb_fault_was_read(x->tgt.record, faults, witness, &overwritten);
 	if (x->out.detect == FB_DETECT_NONE &&
 	    (!x->out.next_ran || x->out.detect_next == FB_DETECT_NONE))
 		x->out.undetected = fb_undetected_cause(x->tgt.record, x->tgt.breaks_csum,
-							faults, witness, x->step_results);
+							faults, witness, x->step_results,
+							x->bio_reads);
 }
 
 /*
@@ -1032,6 +1085,9 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 	json_object_set_new(rec, "steps", x->step_results);
 	write_outcome(rec, &x->out);
 	fb_fserror_record(rec, &x->fse, &x->out, x->verdict);
+	load_bio_reads(x);
+	json_object_set_new(rec, "bio_reads", x->bio_reads ? x->bio_reads : json_null());
+	x->bio_reads = NULL;
 	json_object_set_new(rec, "data_detail", json_string(x->ddetail));
 	json_object_set_new(rec, "data_reference", x->data_ref ? json_string(x->data_ref) : json_null());
 	json_object_set_new(rec, "fsck_exit", x->fsck_codes);
@@ -1054,6 +1110,7 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 		unlink(x->image);
 	fb_target_free(&x->tgt);
 	free(x->steps);
+	free(x->step_ns);
 	for (int i = 0; x->errors_steps && i < x->s->nsteps; i++)
 		free(x->errors_steps[i]);
 	free(x->errors_steps);

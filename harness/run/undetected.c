@@ -219,9 +219,103 @@ static bool freed(const json_t *target, const json_t *faults, const json_t *step
 	return false;
 }
 
+/*
+ * Types whose loader verifies the object every time it takes it from the
+ * cache, however the block got there, and which nothing reads ahead and
+ * then uses unverified: the bitmaps (ext4_read_block_bitmap_nowait and
+ * ext4_read_inode_bitmap verify a buffer already up to date, unless a
+ * verification passed), inodes (__ext4_iget verifies each load), directory
+ * and extent blocks (verified on first use, buffer_verified after) and
+ * xattr blocks. The journal's blocks too, but for recovery, which reads
+ * ahead (do_readahead, REQ_RAHEAD) and then checks what it read: a read
+ * during a mount step is not taken. Not the superblock, the group
+ * descriptors (read ahead at mount, then all verified by
+ * ext4_check_descriptors: an undetected flip there is a gap) or the MMP
+ * and orphan blocks.
+ */
+static int read_ahead_type(const char *type)
+{
+	static const char *const verified[] = {
+		"block-bitmap", "inode-bitmap", "inode", "inode-extra", "inline-data",
+		"extent-index", "extent-leaf", "dir-leaf", "dx-root", "dx-node",
+		"xattr-block",
+	};
+	static const char *const journal[] = {
+		"journal-descriptor", "journal-commit", "journal-revoke", "journal-data",
+	};
+
+	for (size_t i = 0; i < sizeof(verified) / sizeof(*verified); i++)
+		if (!strcmp(type, verified[i]))
+			return 1;
+	for (size_t i = 0; i < sizeof(journal) / sizeof(*journal); i++)
+		if (!strcmp(type, journal[i]))
+			return 2;
+	return 0;
+}
+
+/* Whether step N (1-based) of STEPS is a mount: where jbd2 recovers. */
+static bool mount_step(const json_t *steps, long long n)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(steps, i, s)
+		if (num(s, "n") == n) {
+			const char *t = str(s, "text");
+
+			if (!strncmp(t, "may ", 4))
+				t += 4;
+			return !strncmp(t, "mount", 5) && (!t[5] || t[5] == ' ');
+		}
+	return true;	/* unknown: could have been one */
+}
+
+/*
+ * Every read of the target's bytes that the guest's block layer submitted
+ * was a read-ahead, and there was one: the agent's bio witness (bioread.h)
+ * is complete and each read bio overlapping the target carries REQ_RAHEAD
+ * (the A of rwbs). A read-ahead fills a cache speculatively: ext4_readdir
+ * reads ahead in the block device's own page cache from a directory block
+ * (page_cache_sync_readahead on the bdev mapping), whatever the blocks
+ * after it hold, and mballoc prefetches block bitmaps (ext4_mb_prefetch).
+ * Neither verifies anything; for the types above, the loader does, so an
+ * object read only ahead and never detected was never loaded. Not decided
+ * for the disk's first 4 KiB: the kernel's partition scan reads it at
+ * boot, before the agent traces. Reads of the steps before the one the
+ * fault fired in ("fault_step", the host's clock against the plugin's)
+ * saw the bytes unchanged: a journal block read by recovery before jbd2
+ * wrote it again with the flip.
+ */
+static bool read_ahead(const json_t *target, const json_t *steps, const json_t *bio_reads)
+{
+	long long off = num(target, "offset"), len = num(target, "length");
+	long long from = num(bio_reads, "fault_step");
+	int kind = read_ahead_type(str(target, "type"));
+	const json_t *b;
+	size_t i;
+	int seen = 0;
+
+	if (!kind || off < 4096 || len <= 0 || strcmp(str(bio_reads, "state"), "complete"))
+		return false;
+	json_array_foreach(json_object_get(bio_reads, "bios"), i, b) {
+		long long s = num(b, "sector"), n = num(b, "sectors"), step = num(b, "step");
+
+		if (s < 0 || n <= 0 || step < 0)
+			return false;
+		if (s * 512 >= off + len || (s + n) * 512 <= off)
+			continue;
+		if (step && step < from)
+			continue;
+		if (!strchr(str(b, "rwbs"), 'A') || (kind == 2 && mount_step(steps, step)))
+			return false;
+		seen++;
+	}
+	return seen > 0;
+}
+
 enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 				       const json_t *faults, const json_t *witness,
-				       const json_t *steps)
+				       const json_t *steps, const json_t *bio_reads)
 {
 	const char *type = str(target, "type");
 	bool overwritten;
@@ -247,5 +341,7 @@ enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 		return FB_UNDET_LOG_END;
 	if (freed(target, faults, steps))
 		return FB_UNDET_FREED;
+	if (read_ahead(target, steps, bio_reads))
+		return FB_UNDET_READ_AHEAD;
 	return FB_UNDET_UNEXPLAINED;
 }

@@ -30,15 +30,16 @@ bool fb_fault_was_read(const json_t *target, const json_t *faults, const json_t 
  * The cause for an undetected fault. TARGET is the case's target record
  * (type, reseal, offset, path), BREAKS_CSUM whether the change breaks a
  * checksum a kernel verifies (target.h), STEPS the case's step results
- * (text, result; may be NULL). Order: what the witness saw first
- * (never-read, overwritten-before-read: nothing could have detected it),
- * then what the object is (data-block, redundant-copy-unused), then what
- * the fault did (stale, resealed, not-covered), then where the kernel's own code
- * never verifies the bytes it read (discarded-read, log-end, freed), else
- * unexplained.
+ * (text, result; may be NULL), BIO_READS the case record's "bio_reads"
+ * (the guest's reads of the target, run/bioread.h; may be NULL). Order:
+ * what the witness saw first (never-read, overwritten-before-read: nothing
+ * could have detected it), then what the object is (data-block,
+ * redundant-copy-unused), then what the fault did (stale, resealed,
+ * not-covered), then where the kernel's own code never verifies the bytes
+ * it read (discarded-read, log-end, freed, read-ahead), else unexplained.
  */
 enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 				       const json_t *faults, const json_t *witness,
-				       const json_t *steps);
+				       const json_t *steps, const json_t *bio_reads);
 
 #endif
