@@ -26,7 +26,8 @@ static const char *const attrib_names[FB_ATTRIB__COUNT] = {
 
 static const char *const undetected_names[FB_UNDET__COUNT] = {
 	"n/a", "never-read", "overwritten-before-read", "data-block",
-	"redundant-copy-unused", "resealed", "not-covered", "stale", "discarded-read",
+	"redundant-copy-unused", "resealed", "not-covered", "stale", "no-change",
+	"discarded-read",
 	"log-end", "freed", "read-ahead", "unexplained",
 };
 

@@ -85,6 +85,8 @@ enum fb_undetected {
 	FB_UNDET_NOT_COVERED,	/* no metadata_csum, or bytes outside every checksum */
 	FB_UNDET_STALE,		/* a lost or misdirected write: the bytes read were
 				   once valid, the block's old ones or another's */
+	FB_UNDET_NO_CHANGE,	/* a torn write whose lost part the disk already
+				   held: the target is as the kernel wrote it */
 	FB_UNDET_DISCARDED_READ,/* read into a copy the kernel dropped unverified and
 				   read again: the superblock's 1 KiB probe */
 	FB_UNDET_LOG_END,	/* a journal block's header changed: recovery takes

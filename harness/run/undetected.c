@@ -111,8 +111,10 @@ static bool any_fault_meets(const json_t *faults, long long from, long long to)
  * group), not when it was written, so they verify it; only a check across
  * objects (e2fsck) can see it is old. (Where a misdirected write landed is
  * another object's block, not the target's.) A torn write that cut through
- * the target mixes two versions of it, which its checksum fails, unless
- * the unstored part held what was there already: not explained so.
+ * the target is stale too when its stored part changed nothing (the
+ * plugin's "stored_changed" false: the disk holds the whole request's old
+ * version); else it mixes two versions, which the checksum fails, unless
+ * the lost part held what was there already (no_change).
  */
 static bool stale(const json_t *target, const json_t *faults)
 {
@@ -130,8 +132,29 @@ static bool stale(const json_t *target, const json_t *faults)
 		if (!strcmp(a, "torn") && off >= 0 && len > 0 && num(f, "offset") <= off &&
 		    num(f, "offset") + num(f, "len") >= off + len)
 			continue;
+		if (!strcmp(a, "torn") && json_is_false(json_object_get(f, "stored_changed")))
+			continue;
 		return false;
 	}
+	return true;
+}
+
+/*
+ * Every fault a torn write whose lost part held, byte for byte, what the
+ * disk already had there (the plugin's "lost_changed" false): the disk
+ * ends as the kernel meant it, and there is nothing to detect.
+ */
+static bool no_change(const json_t *faults)
+{
+	size_t i;
+	json_t *f;
+
+	if (!json_array_size(faults))
+		return false;
+	json_array_foreach(faults, i, f)
+		if (strcmp(str(f, "action"), "torn") ||
+		    !json_is_false(json_object_get(f, "lost_changed")))
+			return false;
 	return true;
 }
 
@@ -329,6 +352,8 @@ enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 	if (!strcmp(type, "superblock-backup"))
 		return FB_UNDET_REDUNDANT_COPY;
 	/* before the change's own causes: a lost or misdirected write changes no byte */
+	if (no_change(faults))
+		return FB_UNDET_NO_CHANGE;
 	if (stale(target, faults))
 		return FB_UNDET_STALE;
 	if (json_is_true(json_object_get(target, "reseal")))

@@ -34,8 +34,8 @@ bool fb_fault_was_read(const json_t *target, const json_t *faults, const json_t 
  * (the guest's reads of the target, run/bioread.h; may be NULL). Order:
  * what the witness saw first (never-read, overwritten-before-read: nothing
  * could have detected it), then what the object is (data-block,
- * redundant-copy-unused), then what the fault did (stale, resealed,
- * not-covered), then where the kernel's own code never verifies the bytes
+ * redundant-copy-unused), then what the fault did (no-change, stale,
+ * resealed, not-covered), then where the kernel's own code never verifies the bytes
  * it read (discarded-read, log-end, freed, read-ahead), else unexplained.
  */
 enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,

@@ -235,6 +235,35 @@ static void test_stale(void **state)
 	assert_int_equal(cause(bitmap, true,
 			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"torn\",\"offset\":37376,\"len\":3584}]",
 			       "[" SEEN(2, "read", 1, "read", 37376, 3584) "]"), FB_UNDET_UNEXPLAINED);
+	assert_int_equal(cause(bitmap, true,
+			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"torn\",\"offset\":37376,\"len\":3584,"
+			       "\"stored_changed\":true,\"lost_changed\":true}]",
+			       "[" SEEN(2, "read", 1, "read", 37376, 3584) "]"), FB_UNDET_UNEXPLAINED);
+	/* the iron matrix's dir-leaf torn=1: the first sector written was the
+	 * one already there, so the block is its old version (e2fsck repairs
+	 * the entry the lost part held) */
+	assert_int_equal(cause(bitmap, true,
+			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"torn\",\"offset\":37376,\"len\":3584,"
+			       "\"stored_changed\":false,\"lost_changed\":true}]",
+			       "[" SEEN(2, "read", 1, "read", 37376, 3584) "]"), FB_UNDET_STALE);
+	/* the iron matrix's inode-bitmap torn=1: the lost sectors held what
+	 * the disk had, the block is as the kernel wrote it (e2fsck clean) */
+	assert_int_equal(cause(bitmap, true,
+			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"torn\",\"offset\":37376,\"len\":3584,"
+			       "\"stored_changed\":true,\"lost_changed\":false}]",
+			       "[" SEEN(2, "read", 1, "read", 37376, 3584) "]"), FB_UNDET_NO_CHANGE);
+	/* one tear that lost a change among them: not every fault lost nothing */
+	assert_int_equal(cause(bitmap, true,
+			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"torn\",\"offset\":37376,\"len\":3584,"
+			       "\"stored_changed\":true,\"lost_changed\":false},"
+			       "{\"seq\":2,\"op\":\"write\",\"action\":\"torn\",\"offset\":37376,\"len\":3584,"
+			       "\"stored_changed\":true,\"lost_changed\":true}]",
+			       "[" SEEN(3, "read", 1, "read", 37376, 3584) "]"), FB_UNDET_UNEXPLAINED);
+	/* a lost write is not a tear that lost nothing */
+	assert_int_equal(cause(bitmap, true,
+			       "[{\"seq\":1,\"op\":\"write\",\"action\":\"drop\",\"offset\":36864,\"len\":4096,"
+			       "\"lost_changed\":false}]",
+			       "[" SEEN(2, "read", 1, "read", 36864, 4096) "]"), FB_UNDET_STALE);
 }
 
 static enum fb_undetected cause_bio(const char *target, const char *faults, const char *witness,

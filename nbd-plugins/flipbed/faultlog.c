@@ -109,6 +109,10 @@ static void format(struct sbuf *b, const struct fb_fault *f, uint64_t n)
 		add(b, ",\"to\":%" PRIu64, f->offset + (uint64_t)r->delta);
 	if (r->action == FB_STALL)
 		add(b, ",\"ms\":%" PRIu64, r->stall_ms);
+	if (f->tear_known)
+		add(b, ",\"stored_changed\":%s,\"lost_changed\":%s",
+		    f->stored_changed ? "true" : "false",
+		    f->lost_changed ? "true" : "false");
 	if (f->changes) {
 		const struct fb_changes *c = f->changes;
 

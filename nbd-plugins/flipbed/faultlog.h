@@ -13,6 +13,7 @@
 #ifndef FLIPBED_FAULTLOG_H
 #define FLIPBED_FAULTLOG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "mutate.h"
@@ -23,6 +24,12 @@ struct fb_fault {
 	const char *op;			/* rest, read, write, zero, trim */
 	uint64_t offset, len;		/* the part of the request it hit */
 	const struct fb_changes *changes; /* data actions, else NULL */
+	/*
+	 * torn: whether the stored part changed the image and whether the
+	 * part not stored differed from what the image held (the tear lost
+	 * a change), when the image could be read first (tear_known).
+	 */
+	bool tear_known, stored_changed, lost_changed;
 };
 
 /* Returns -1 with errno set. */

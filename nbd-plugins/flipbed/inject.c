@@ -65,7 +65,7 @@ static void watch_changes(uint64_t seq, const struct fb_fault *f)
 static void log_fault(const struct fb_rule *r, const char *op, uint64_t off,
 		      uint64_t len, const struct fb_changes *ch)
 {
-	struct fb_fault f = { r, op, 0, 0, ch };
+	struct fb_fault f = { .rule = r, .op = op, .changes = ch };
 	uint64_t s, e, seq;
 
 	if (fb_overlap(r, off, len, &s, &e)) {
@@ -86,13 +86,20 @@ static void log_fault(const struct fb_rule *r, const char *op, uint64_t off,
 	}
 }
 
+/* What a tear did, from the image as it was before the write. */
+struct tear {
+	bool known, stored_changed, lost_changed;
+};
+
 /* A torn rule's record: the part [off, off + len) of the request it did
  * not store, which keeps the old bytes a later read gets.
  */
 static void log_torn(const struct fb_rule *r, enum fb_op op, uint64_t off,
-		     uint64_t len)
+		     uint64_t len, const struct tear *t)
 {
-	struct fb_fault f = { r, fb_op_name(op), off, len, NULL };
+	struct fb_fault f = { .rule = r, .op = fb_op_name(op), .offset = off, .len = len,
+			      .tear_known = t->known, .stored_changed = t->stored_changed,
+			      .lost_changed = t->lost_changed };
 
 	watch_span(fb_faultlog_write(&f), r, off, len);
 }
@@ -232,6 +239,7 @@ struct wreq {
 	bool watched;			/* it overlaps a watched span */
 	struct fb_fired f;
 	struct fb_changes **ch;		/* ch[i]: changes made by f.v[i] */
+	struct tear tear;		/* when stored < len */
 };
 
 static bool covers(const struct fb_rule *r, uint64_t s, uint64_t e)
@@ -392,7 +400,7 @@ static int write_fired(struct wreq *w)
 
 		if (r->action == FB_TORN)
 			log_torn(r, w->op, w->off + w->stored,
-				 w->len - w->stored);
+				 w->len - w->stored, &w->tear);
 		else
 			log_fault(r, fb_op_name(w->op), w->off, w->len,
 				  w->ch[i]);
@@ -413,6 +421,37 @@ static int store_whole(struct wreq *w)
 	if (w->watched)
 		fb_witness_stored(w->off, w->len);
 	return 0;
+}
+
+/*
+ * Whether a torn write's stored part changes the image and whether the
+ * part it will not store differs from what the image holds there: a tear
+ * whose lost part the image already held loses nothing (the disk ends as
+ * the kernel meant), one whose stored part changes nothing leaves the
+ * whole request as it was (an old, valid version). Read before storing;
+ * not known when the image cannot be read (or the request is too large to
+ * hold twice).
+ */
+static void tear_effect(struct wreq *w)
+{
+	uint8_t *old;
+	uint64_t i;
+
+	w->tear.known = false;
+	if (w->len > 64 * 1024 * 1024 || !(old = malloc(w->len)))
+		return;
+	if (fp_image_pread(old, w->len, w->off) == 0) {
+		w->tear.stored_changed = w->tear.lost_changed = false;
+		for (i = 0; i < w->len; i++) {
+			uint8_t now = w->buf ? w->buf[i] : 0;
+			bool *d = i < w->stored ? &w->tear.stored_changed :
+						  &w->tear.lost_changed;
+
+			*d |= now != old[i];
+		}
+		w->tear.known = true;
+	}
+	free(old);
 }
 
 /* The shortest tear of the torn rules that fired, or the whole request. */
@@ -455,6 +494,8 @@ int fb_inject_write(enum fb_op op, const void *buf, uint64_t len,
 	} else {
 		see(op, off, len, &w.watched);
 		w.stored = stored_part(&w.f, len);
+		if (w.stored < len)
+			tear_effect(&w);
 		ret = write_fired(&w);
 	}
 	fb_fired_free(&w.f);

@@ -152,6 +152,65 @@ static void test_torn(struct nbd_handle *h)
 	fbt_ctl_ok("clear");
 }
 
+static bool flag(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	CHECK(json_is_boolean(v), "field %s is a boolean", key);
+	return json_is_true(v);
+}
+
+/*
+ * What a tear did, against the image before the write: whether the
+ * stored part changed it and whether the part not stored differed from
+ * it (the tear lost a change).
+ */
+static void test_torn_effect(struct nbd_handle *h)
+{
+	uint64_t off = 524288;
+	size_t i;
+	json_t *o;
+
+	/* the image's own bytes in the lost part: nothing lost */
+	fbt_ctl_ok("add id=e1 on=write at=524288 len=8192 torn=1 count=1");
+	for (i = 0; i < 8192; i++)
+		buf[i] = i < 512 ? 0xe1 : fbt_pattern(off + i);
+	fbt_pwrite(h, buf, 8192, off, 0);
+	CHECK(records_of("e1", &o) == 1 && flag(o, "stored_changed") &&
+	      !flag(o, "lost_changed"), "a tear whose lost part the image held");
+	json_decref(o);
+
+	/* the image's own bytes in the stored part: the whole write lost */
+	off += 8192;
+	fbt_ctl_ok("add id=e2 on=write at=532480 len=8192 torn=1 count=1");
+	for (i = 0; i < 8192; i++)
+		buf[i] = i < 512 ? fbt_pattern(off + i) : 0xe2;
+	fbt_pwrite(h, buf, 8192, off, 0);
+	fbt_read_image(file, 8192, off);
+	expect_pattern(file, 8192, off, "a tear that stored only old bytes");
+	CHECK(records_of("e2", &o) == 1 && !flag(o, "stored_changed") &&
+	      flag(o, "lost_changed"), "a tear whose stored part changed nothing");
+	json_decref(o);
+
+	/* both parts new: a mixed block */
+	off += 8192;
+	fbt_ctl_ok("add id=e3 on=write at=540672 len=8192 torn=2 count=1");
+	memset(buf, 0xe3, 8192);
+	fbt_pwrite(h, buf, 8192, off, 0);
+	CHECK(records_of("e3", &o) == 1 && flag(o, "stored_changed") &&
+	      flag(o, "lost_changed"), "a tear through a changed block");
+	json_decref(o);
+
+	/* a torn zero compares zeros */
+	off += 8192;
+	fbt_ctl_ok("add id=e4 on=write at=548864 len=8192 torn=1 count=1");
+	CHECK(nbd_zero(h, 8192, off, 0) == 0, "zero: %s", nbd_get_error());
+	CHECK(records_of("e4", &o) == 1 && flag(o, "stored_changed") &&
+	      flag(o, "lost_changed"), "a torn zero over the pattern");
+	json_decref(o);
+	fbt_ctl_ok("clear");
+}
+
 /* Wait up to ms for an aio command; 1 done, -1 failed (or the server
  * went away), 0 still pending.
  */
@@ -393,6 +452,7 @@ int main(void)
 	h = fbt_connect();
 	h2 = fbt_connect();
 	test_torn(h);
+	test_torn_effect(h);
 	test_eio(h);
 	test_stall_time(h, h2);
 	test_stall_release(h, h2);
