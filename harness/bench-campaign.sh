@@ -5,8 +5,10 @@
 # on, as campaigns run), the same cases without the pass beside it (the
 # pass's cost: target <= 0.3 s more median case time), and the KASAN
 # kernel when build/kernel/kasan is built (make kasan), one case per boot
-# and batched (target: >= 60 cases/min batched). Same seed, same 40 cases
-# each; golden images are built before the clock starts.
+# and batched (target: >= 60 cases/min batched), and the patched run
+# without the read-ahead witness (FLIPBED_BIOREAD=0) beside it: its cost.
+# Same seed, same 40 cases each; golden images are built before the clock
+# starts.
 # FLIPBED_BENCH_CASES changes the count.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,14 +18,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$top" || exit 1
 
-rate() {	# kernel [next-mount [batch]] -> "cases/min" of a fresh campaign dir
-	d=$tmp/$1-${2:-yes}${3:+-b$3}
+rate() {	# kernel [next-mount [batch [tag]]] -> "cases/min" of a fresh campaign dir
+	d=$tmp/$1-${2:-yes}${3:+-b$3}${4:+-$4}
 	"$flipbed" campaign --seed 77 --count "$n" --kernel "$1" --jobs 2 \
 		--next-mount "${2:-yes}" --batch "${3:-7}" --out "$d" > "$d.log" 2>&1
 	sed -n 's/.*\*\*\([0-9.]*\) cases\/min\*\*.*/\1/p' "$d/campaign.md"
 }
-median() {	# kernel next-mount -> the run's median case seconds
-	sed -n 's/.*median case \([0-9.]*\) s.*/\1/p' "$tmp/$1-$2.log" | tail -n 1
+median() {	# kernel next-mount [suffix] -> the run's median case seconds
+	sed -n 's/.*median case \([0-9.]*\) s.*/\1/p' "$tmp/$1-$2${3:-}.log" | tail -n 1
 }
 
 # warm-up (not timed): build every golden image the seed needs, by running
@@ -38,6 +40,7 @@ echo "warm-up: $(echo "$recipes" | wc -l) image recipes of $n cases"
 
 p0=$(rate patched no)
 p=$(rate patched yes)
+pb=$(FLIPBED_BIOREAD=0 rate patched yes 7 nobio)
 printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %-10s %10s %12s\n' kernel next-mount cases/min median-case
 printf '%-8s %-10s %10s %10s s\n' patched no "${p0:-?}" "$(median patched no)"
@@ -45,6 +48,10 @@ printf '%-8s %-10s %10s %10s s   (target >= 45 cases/min)\n' patched yes "${p:-?
 	"$(median patched yes)"
 echo "next-mount: $(echo "$(median patched yes) $(median patched no) ${p:-0} ${p0:-0}" |
 	awk '{ printf "%+.2f s median case (target <= +0.3), rate %.2f x", $1 - $2, ($4 > 0 ? $3 / $4 : 0) }')"
+printf '%-8s %-10s %10s %10s s   (FLIPBED_BIOREAD=0: no read-ahead witness)\n' patched yes \
+	"${pb:-?}" "$(median patched yes -b7-nobio)"
+echo "read-ahead witness: $(echo "$(median patched yes) $(median patched yes -b7-nobio) ${p:-0} ${pb:-0}" |
+	awk '{ printf "%+.2f s median case, %.2f x the median, rate %.2f x", $1 - $2, ($2 > 0 ? $1 / $2 : 0), ($4 > 0 ? $3 / $4 : 0) }')"
 if [ -r "$top/build/kernel/kasan/bzImage" ]; then
 	k1=$(rate kasan yes 1)
 	k=$(rate kasan)
