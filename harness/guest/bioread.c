@@ -200,6 +200,8 @@ void bioread_stop(void)
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0)
+			dropped++;	/* what was not read is not known */
 		if (n <= 0)
 			break;
 		have += n;
