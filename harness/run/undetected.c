@@ -35,19 +35,34 @@ static bool on_target(const json_t *target, const json_t *w)
 }
 
 /*
- * The seq of WITNESS's first KIND ("read", "overwrite") record of FAULT on
- * TARGET's bytes, or -1.
+ * Whether fault record F is a device fault whose watched span is the
+ * request's (a lost, misdirected or torn write): the plugin watches the
+ * bytes a data rule changed, wherever they lie (a flip of an inode's
+ * checksum field is outside the inline data its target names), but the
+ * whole request of a device fault, wider than the object.
  */
-static long long first_seen(const json_t *target, const json_t *witness, long long fault,
+static bool span_fault(const json_t *f)
+{
+	const char *a = str(f, "action");
+
+	return !strcmp(a, "drop") || !strcmp(a, "misdirect") || !strcmp(a, "torn");
+}
+
+/*
+ * The seq of WITNESS's first KIND ("read", "overwrite") record of fault
+ * record F, on TARGET's bytes for a device fault, or -1.
+ */
+static long long first_seen(const json_t *target, const json_t *witness, const json_t *f,
 			    const char *kind)
 {
-	long long best = -1;
+	long long best = -1, fault = num(f, "seq");
+	bool span = span_fault(f);
 	size_t i;
 	json_t *w;
 
 	json_array_foreach(witness, i, w)
 		if (num(w, "fault") == fault && !strcmp(str(w, "witness"), kind) &&
-		    on_target(target, w) && (best < 0 || num(w, "seq") < best))
+		    (!span || on_target(target, w)) && (best < 0 || num(w, "seq") < best))
 			best = num(w, "seq");
 	return best;
 }
@@ -72,8 +87,8 @@ bool fb_fault_was_read(const json_t *target, const json_t *faults, const json_t 
 		}
 		if (seq < 0)
 			continue;
-		r = first_seen(target, witness, seq, "read");
-		o = first_seen(target, witness, seq, "overwrite");
+		r = first_seen(target, witness, f, "read");
+		o = first_seen(target, witness, f, "overwrite");
 		if (r >= 0 && (o < 0 || r < o)) {
 			*ret_overwritten = false;
 			return true;
@@ -185,7 +200,7 @@ static bool discarded_read(const json_t *target, const json_t *faults,
 		return false;
 	json_array_foreach(faults, i, f)
 		if (strcmp(str(f, "op"), "read") ||
-		    first_seen(target, witness, num(f, "seq"), "read") < 0)
+		    first_seen(target, witness, f, "read") < 0)
 			return false;
 	return true;
 }

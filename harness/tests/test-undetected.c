@@ -266,6 +266,35 @@ static void test_stale(void **state)
 			       "[" SEEN(2, "read", 1, "read", 36864, 4096) "]"), FB_UNDET_STALE);
 }
 
+/*
+ * Campaign 2026 case 903: a flip of inode 12's checksum field, whose
+ * target names its inline data (60 bytes of i_block): the flipped byte
+ * lies outside that span, and its read is still the flip's. Only a device
+ * fault's watched span (the request) is narrowed to the target.
+ */
+static void test_flip_outside_span(void **state)
+{
+	json_t *t = parse("{\"type\":\"inline-data\",\"offset\":142120,\"length\":60,"
+			  "\"region\":\"csum\",\"reseal\":false}");
+	json_t *f = parse(FLIP_REST(142205, 1));
+	json_t *w = parse("[" SEEN(2, "read", 1, "read", 142205, 1) "]");
+	json_t *torn = parse("[{\"seq\":1,\"op\":\"write\",\"action\":\"torn\",\"offset\":141824,"
+			     "\"len\":3584}]");
+	json_t *tw = parse("[" SEEN(2, "read", 1, "read", 142205, 1) "]");
+	bool over;
+
+	(void)state;
+	assert_true(fb_fault_was_read(t, f, w, &over));
+	assert_false(over);
+	/* a torn request's read beside the target is not the target's */
+	assert_false(fb_fault_was_read(t, torn, tw, &over));
+	json_decref(t);
+	json_decref(f);
+	json_decref(w);
+	json_decref(torn);
+	json_decref(tw);
+}
+
 static enum fb_undetected cause_bio(const char *target, const char *faults, const char *witness,
 				    const char *steps, const char *bio_reads)
 {
@@ -373,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_freed),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_read_ahead),
+		cmocka_unit_test(test_flip_outside_span),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
