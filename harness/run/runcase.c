@@ -461,13 +461,28 @@ static void judge_steps(const struct casectx *x, json_t *mismatch)
 static const char *unmet(const struct fb_case_spec *c, char *buf, size_t len)
 {
 	const struct fb_scenario *s = c->scn;
+	bool kernel_asked = false, kernel_met = false;
+	size_t n = 0;
 
+	/* a case has one kernel: several kernel: requirements are alternatives */
 	for (int i = 0; i < s->nrequires; i++) {
 		const char *r = s->requires[i];
-		if (!strncmp(r, "kernel:", 7) && strcmp(r + 7, c->kernel)) {
-			snprintf(buf, len, "requires %s", r);
-			return buf;
-		}
+
+		if (strncmp(r, "kernel:", 7))
+			continue;
+		kernel_asked = true;
+		kernel_met |= !strcmp(r + 7, c->kernel);
+	}
+	if (kernel_asked && !kernel_met) {
+		n = snprintf(buf, len, "requires");
+		for (int i = 0; i < s->nrequires && n < len; i++)
+			if (!strncmp(s->requires[i], "kernel:", 7))
+				n += snprintf(buf + n, len - n, "%s %s", n > 8 ? " or" : "",
+					      s->requires[i]);
+		return buf;
+	}
+	for (int i = 0; i < s->nrequires; i++) {
+		const char *r = s->requires[i];
 		if (!strncmp(r, "program:", 8)) {
 			char cmd[300];
 			snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1", r + 8);
