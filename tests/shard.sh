@@ -102,7 +102,7 @@ expect 2 "an unsharded run into it" $F $sel --out "$T/s1"
 expect 2 "shard 1/2 into its directory holding another file" $F $sel --shard 1/2 --out "$T/s1"
 rm "$T/s1/notes.txt"
 expect 0 "merge of shards 1/2 and 2/2" $F merge "$T/m" "$T/s1" "$T/s2"
-sed -n 's/^{"case":"\([^"]*\)".*/\1/p' "$T/m/cases.jsonl" | sort | cmp -s - "$T/union" ||
+jq -r .case "$T/m/cases.jsonl" | sort | cmp -s - "$T/union" ||
 	check_fail "the merged cases are not the 4 cases"
 
 echo "== merges that are refused"

@@ -244,7 +244,7 @@ merged=$S/runs/$job/merged
 	check_fail "the merge job exited ${merge_rc:-?}, the single run $single_rc"
 
 # --- the same cases, the same verdicts ---------------------------------------------
-verdicts() { sed -n 's/^{"case":"\([^"]*\)".*"verdict":"\([a-z]*\)".*/\1 \2/p' "$1" | sort; }
+verdicts() { jq -r '"\(.case) \(.verdict)"' "$1" | sort; }
 verdicts "$S/single/cases.jsonl" > "$S/single.verdicts"
 verdicts "$merged/cases.jsonl" > "$S/sharded.verdicts"
 n=$(wc -l < "$S/single.verdicts")

@@ -27,7 +27,7 @@ run() {
 why_changed() {
 	sed -n 's/^\([^ ]*@[^ ]*\): .* -> .*/\1/p' "$T/diff" | sort -u | while read -r c; do
 		for r in solo batched; do
-			grep "^{\"case\":\"$c\"" "$T/$r/cases.jsonl" | head -n 1 > "$T/rec"
+			jq -c --arg c "$c" 'select(.case == $c)' "$T/$r/cases.jsonl" | head -n 1 > "$T/rec"
 			echo "  $c, $r run: $(grep -o '"fsck_exit":{[^}]*}' "$T/rec")" \
 				"$(grep -o '"fsck_problems":\[[^]]*\]' "$T/rec" | cut -c 1-300)" \
 				"$(grep -o '"detail":"[^"]*"' "$T/rec" | head -n 1 | cut -c 1-200)" \
@@ -43,8 +43,7 @@ out=batched run --out "$T/batched"
 # runs, fails the test.
 for r in solo batched; do
 	[ -s "$T/$r/cases.jsonl" ] || fail "the $r run wrote no cases.jsonl (log: $(tail -n 3 "$T/$r.log"))"
-	grep '"verdict":"infra"' "$T/$r/cases.jsonl" |
-		sed -n 's/^{"case":"\([^"]*\)".*"infra":"\([^"]*\)".*/\1 \2/p' > "$T/$r.infra"
+	jq -r 'select(.verdict == "infra") | "\(.case) \(.infra)"' "$T/$r/cases.jsonl" > "$T/$r.infra"
 	n=$(wc -l < "$T/$r.infra")
 	[ "$n" -eq 0 ] || { sed 's/^/  infra in the '"$r"' run: /' "$T/$r.infra"; }
 	[ "$n" -le 1 ] || check_fail "$n infra cases in the $r run"
