@@ -59,7 +59,7 @@ TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
 	timeout.sh interrupt.sh rule.sh panic.sh infra.sh scenario-errors.sh \
 	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-minimize.sh image-cmd.sh \
 	copy-source.sh campaign-interrupt-start.sh case-record.sh data-bound.sh hostile-input.sh \
-	step-judge.sh golden-interrupt.sh fsck-oracle.sh fsck-replay.sh manifest-replay.sh \
+	step-judge.sh golden-interrupt.sh fsck-oracle.sh fsck-replay.sh fsck-bound.sh manifest-replay.sh \
 	scenario-vars.sh kernel-registry.sh kernel-image.sh \
 	campaign-run.sh errors-axis.sh)
 # walk lists and reads every xattr: a bad xattr block checksum is reported

@@ -92,8 +92,11 @@ static void track(struct fb_proc *p, int add)
 	}
 }
 
-/* In the child: never outlive the parent, start with default signals. */
-static void child_setup(pid_t parent, int in, int out, int err)
+/*
+ * In the child: never outlive the parent, start with default signals, and
+ * with at most MIB MiB of address space when MIB is not 0.
+ */
+static void child_setup(pid_t parent, int in, int out, int err, unsigned long mib)
 {
 	int null = open("/dev/null", O_RDWR);
 	sigset_t none;
@@ -109,10 +112,22 @@ static void child_setup(pid_t parent, int in, int out, int err)
 	dup2(in >= 0 ? in : null, 0);
 	dup2(out >= 0 ? out : null, 1);
 	dup2(err >= 0 ? err : null, 2);
+	if (mib) {
+		struct rlimit as = { .rlim_cur = (rlim_t)mib << 20, .rlim_max = (rlim_t)mib << 20 };
+
+		if (setrlimit(RLIMIT_AS, &as))
+			_exit(127);
+	}
 }
 
 int fb_proc_spawn(struct fb_proc *p, const char *name, char *const argv[], int in,
 	       int out, int err)
+{
+	return fb_proc_spawn_bounded(p, name, argv, in, out, err, 0);
+}
+
+int fb_proc_spawn_bounded(struct fb_proc *p, const char *name, char *const argv[], int in,
+			  int out, int err, unsigned long mib)
 {
 	pid_t parent = getpid();
 	int report[2], child_errno = 0;
@@ -127,7 +142,7 @@ int fb_proc_spawn(struct fb_proc *p, const char *name, char *const argv[], int i
 	p->status = 0;
 	p->pid = fork();
 	if (p->pid == 0) {
-		child_setup(parent, in, out, err);
+		child_setup(parent, in, out, err, mib);
 		execvp(argv[0], argv);
 		child_errno = errno;
 		ssize_t unused = write(report[1], &child_errno, sizeof(child_errno));
@@ -206,7 +221,8 @@ static double monotonic(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, int seconds)
+int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, int seconds,
+		       unsigned long mib)
 {
 	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	double deadline = monotonic() + seconds;
@@ -224,7 +240,7 @@ int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, i
 			dprintf(fd, " %s", argv[i]);
 		dprintf(fd, "\n");
 	}
-	if (fb_proc_spawn(&p, argv[0], argv, -1, fd, fd) == 0) {
+	if (fb_proc_spawn_bounded(&p, argv[0], argv, -1, fd, fd, mib) == 0) {
 		while (!(reaped = fb_proc_reap(&p, 0)) && monotonic() < deadline &&
 		       !fb_proc_interrupted())
 			nanosleep(&tick, NULL);
@@ -238,6 +254,8 @@ int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, i
 			}
 		} else if (WIFEXITED(p.status)) {
 			rc = WEXITSTATUS(p.status);
+		} else {
+			dprintf(fd, "# %s\n", fb_proc_describe(&p));
 		}
 	}
 	dprintf(fd, "# exit %d\n\n", rc);

@@ -48,6 +48,14 @@ void fb_proc_clear_events(void);
 int fb_proc_spawn(struct fb_proc *p, const char *name, char *const argv[], int in,
 	       int out, int err);
 
+/*
+ * fb_proc_spawn() with at most MIB MiB of address space for the child
+ * (RLIMIT_AS; 0: no limit): for a host tool reading a guest-made image,
+ * whose allocations a corrupted size field can drive into gigabytes.
+ */
+int fb_proc_spawn_bounded(struct fb_proc *p, const char *name, char *const argv[], int in,
+			  int out, int err, unsigned long mib);
+
 /* Reap P if it has exited (WAIT: block until it has). 1 if reaped. */
 int fb_proc_reap(struct fb_proc *p, int wait);
 
@@ -63,11 +71,14 @@ const char *fb_proc_describe(const struct fb_proc *p);
 /*
  * Run ARGV (a host tool on a guest-made image: e2fsck, flipbed-replay)
  * with its stdout and stderr appended to the file OUT, after a line
- * "$ SHOWN" (NULL: ARGV joined by spaces), for at most SECONDS; then
- * "# exit RC" and a blank line. Returns the exit status; -1 when it could
- * not run, was ended by a signal, or flipbed was interrupted (it is killed
- * then); -2 when it ran past SECONDS and was killed ("# killed after S s").
+ * "$ SHOWN" (NULL: ARGV joined by spaces), for at most SECONDS and with at
+ * most MIB MiB of address space (0: no limit); then "# exit RC" and a
+ * blank line. Returns the exit status; -1 when it could not run, was
+ * ended by a signal ("# killed by signal N (NAME)"), or flipbed was
+ * interrupted (it is killed then); -2 when it ran past SECONDS and was
+ * killed ("# killed after S s").
  */
-int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, int seconds);
+int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, int seconds,
+		       unsigned long mib);
 
 #endif

@@ -32,7 +32,10 @@
  * One e2fsck run on IMAGE with the options OPTS (at most 3), its output
  * appended to OUT: its exit status, -1 when it could not run, -2 when it
  * ran past fb_oracle_seconds() and was killed (a corrupted image is
- * hostile input to e2fsck too).
+ * hostile input to e2fsck too), in at most fb_oracle_mib() MiB of address
+ * space: a superblock whose block count a flip raised by 2^42 had e2fsck
+ * allocate 8 GiB and spend 40 s per run before it gave up, the same
+ * "superblock is corrupt" it prints at once within the bound.
  */
 static int run_fsck(const char *image, const char *out, const char *const opts[])
 {
@@ -47,7 +50,7 @@ static int run_fsck(const char *image, const char *out, const char *const opts[]
 	argv[n] = (char *)image;
 	/* the oracle (fsck.c) reads the runs by their "$ e2fsck OPTS IMAGE" lines */
 	snprintf(shown + strlen(shown), sizeof(shown) - strlen(shown), " IMAGE");
-	return fb_proc_run_logged(argv, shown, out, fb_oracle_seconds());
+	return fb_proc_run_logged(argv, shown, out, fb_oracle_seconds(), fb_oracle_mib());
 }
 
 /*

@@ -11,6 +11,7 @@
  * whose size differs from the golden one is "changed" without a byte read,
  * and the whole comparison stops at its deadline.
  */
+#include <errno.h>
 #include <ext2fs/ext2fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,26 @@ int fb_oracle_seconds(void)
 			secs = (int)v;
 	}
 	return secs;
+}
+
+unsigned long fb_oracle_mib(void)
+{
+	static unsigned long mib;
+	const char *env;
+	char *end;
+	unsigned long v;
+
+	if (mib)
+		return mib;
+	mib = 1024;
+	env = getenv("FLIPBED_ORACLE_MIB");
+	if (env && *env) {
+		errno = 0;
+		v = strtoul(env, &end, 10);
+		if (!*end && !errno && v >= 64 && v <= (1ul << 20))
+			mib = v;
+	}
+	return mib;
 }
 
 /* Returned by file_digest() when DEADLINE passed (not a libext2fs code). */
@@ -169,7 +190,7 @@ static int replay_copy(const char *image, const char *copy, double deadline,
 		snprintf(why, len, "cannot copy %s to %s to replay its journal", image, copy);
 		return -1;
 	}
-	if (fb_proc_spawn(&p, "e2fsck", argv, -1, -1, -1)) {
+	if (fb_proc_spawn_bounded(&p, "e2fsck", argv, -1, -1, -1, fb_oracle_mib())) {
 		snprintf(why, len, "cannot run e2fsck to replay the journal of %s", image);
 		return -1;
 	}

@@ -39,6 +39,15 @@ struct fb_manifest {
 int fb_oracle_seconds(void);
 
 /*
+ * The address space of each host tool run on a guest-made image (e2fsck,
+ * flipbed-replay), in MiB: 1024, or FLIPBED_ORACLE_MIB (64 to 1048576)
+ * from the environment. e2fsck of a healthy 16 GiB filesystem needs a few
+ * MiB; a corrupted geometry can make it ask for gigabytes, which the
+ * bound turns into a fast failure that does not depend on the host's RAM.
+ */
+unsigned long fb_oracle_mib(void);
+
+/*
  * The golden manifest's file name in a cached golden image's directory.
  * Its number changes whenever what a digest covers changes, so that a
  * golden image cached by an older flipbed gets a new manifest. Version 2:
