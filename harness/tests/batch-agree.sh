@@ -43,7 +43,7 @@ out=batched run --out "$T/batched"
 # runs, fails the test.
 for r in solo batched; do
 	[ -s "$T/$r/cases.jsonl" ] || fail "the $r run wrote no cases.jsonl (log: $(tail -n 3 "$T/$r.log"))"
-	jq -r 'select(.verdict == "infra") | "\(.case) \(.infra)"' "$T/$r/cases.jsonl" > "$T/$r.infra"
+	jq -r 'select(.verdict == "infra") | "\(.case) \(.outcome.infra // .infra)"' "$T/$r/cases.jsonl" > "$T/$r.infra"
 	n=$(wc -l < "$T/$r.infra")
 	[ "$n" -eq 0 ] || { sed 's/^/  infra in the '"$r"' run: /' "$T/$r.infra"; }
 	[ "$n" -le 1 ] || check_fail "$n infra cases in the $r run"
