@@ -149,8 +149,12 @@ enum fb_fsck fb_fsck_check(const char *image, const char *out, json_t *codes,
 	 * replay's own status is 0 or 1 (it wrote the journal's blocks) when
 	 * all went well.
 	 */
-	if (first < 0 || second < 0)
+	if (first < 0 || second < 0) {
+		/* no verdict on the image: the case is infra, fsck.txt says why */
+		snprintf(why, len, "e2fsck %s did not exit: it could not run or was killed by a signal (fsck.txt)",
+			 first < 0 ? "-fn" : "-fn (after -fy)");
 		return FB_FSCK_NOT_RUN;
+	}
 	if (first == 0 && !first_problems && !replay_problems)
 		return FB_FSCK_CLEAN;
 	return second == 0 && !second_problems ? FB_FSCK_REPAIRED : FB_FSCK_UNREPAIRED;
