@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 require_flipbed
 require_kernel stock
-require_tools mkfs.ext4 debugfs e2fsck
+require_tools mkfs.ext4 debugfs e2fsck jq od
 cd "$T" || fail "cannot cd to $T"
 mkfs.ext4 -q -F -b 4096 -O metadata_csum healthy.img 16M > /dev/null 2>&1 || fail "mkfs.ext4"
 cp healthy.img huge.img &&
