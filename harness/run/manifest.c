@@ -11,7 +11,6 @@
  * whose size differs from the golden one is "changed" without a byte read,
  * and the whole comparison stops at its deadline.
  */
-#include <errno.h>
 #include <ext2fs/ext2fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,42 +31,31 @@ static errcode_t open_fs(const char *image, ext2_filsys *ret)
 			    0, 0, unix_io_manager, ret);
 }
 
+/* The environment's NAME as a decimal from LO to HI, else DEF. */
+static unsigned long long env_limit(const char *name, unsigned long long def,
+				    unsigned long long lo, unsigned long long hi)
+{
+	const char *env = getenv(name);
+	unsigned long long v;
+
+	return env && !fb_parse_dec(env, hi, &v) && v >= lo ? v : def;
+}
+
 int fb_oracle_seconds(void)
 {
 	static int secs = -1;
-	const char *env;
-	char *end;
-	long v;
 
-	if (secs >= 0)
-		return secs;
-	secs = 120;
-	env = getenv("FLIPBED_ORACLE_SECONDS");
-	if (env && *env) {
-		v = strtol(env, &end, 10);
-		if (!*end && v >= 0 && v <= 86400)
-			secs = (int)v;
-	}
+	if (secs < 0)
+		secs = (int)env_limit("FLIPBED_ORACLE_SECONDS", 120, 0, 86400);
 	return secs;
 }
 
 unsigned long fb_oracle_mib(void)
 {
 	static unsigned long mib;
-	const char *env;
-	char *end;
-	unsigned long v;
 
-	if (mib)
-		return mib;
-	mib = 1024;
-	env = getenv("FLIPBED_ORACLE_MIB");
-	if (env && *env) {
-		errno = 0;
-		v = strtoul(env, &end, 10);
-		if (!*end && !errno && v >= 64 && v <= (1ul << 20))
-			mib = v;
-	}
+	if (!mib)
+		mib = (unsigned long)env_limit("FLIPBED_ORACLE_MIB", 1024, 64, 1ul << 20);
 	return mib;
 }
 
