@@ -10,7 +10,8 @@
 #   make deps    install every Debian package flipbed needs (as root)
 #
 # Each component lives in its own folder with a make fragment that adds to
-# ALL (what `make` builds), TESTS (programs tests/run executes), PACKAGES
+# ALL (what `make` builds), TESTS (programs tests/run executes: unit tests
+# through UNIT_TEST, scripts through SHELL_TESTS, mk/unit-test.mk), PACKAGES
 # (Debian packages) and BENCHES. Everything built lands under build/.
 
 B := build
@@ -32,6 +33,7 @@ all: _all
 # Before the components' fragments: SANITIZE=1 changes B for all of them.
 # After `all`: `make` alone must still mean `make all`.
 include mk/sanitize.mk
+include mk/unit-test.mk
 
 include kernel/kernel.mk
 include harness/guest/guest.mk

@@ -12,4 +12,4 @@ HARNESS_OBJS += $(B)/obj/harness/bisect/bisect.o
 check-bisect: $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz $(B)/lib/nbdkit-flipbed-plugin.so
 	@tests/run harness/bisect/tests/bisect-series.sh
 
-TESTS += harness/bisect/tests/bisect-args.sh
+TESTS += $(call SHELL_TESTS,harness/bisect/tests)

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# Groups: csum.
 # csum_retry (patch 0006) while another inode of the same table block is
 # being updated, the interleaving held open on purpose rather than hoped
 # for (csum-retry-race.sh). No journal: ext4 writes an inode into its table
@@ -33,7 +34,6 @@
 # Runs on patched and kasan (KASAN, lockdep, DEBUG_ATOMIC_SLEEP; CI
 # requires it); WINDOW_VARIANTS="NAME..." runs other kernels (an earlier
 # series: kernel/README.md says how to build one).
-# Groups: csum.
 . "$(dirname "$0")/lib.sh"
 kt_require patched
 [ -f "$top/build/lib/nbdkit-flipbed-plugin.so" ] ||

@@ -2,15 +2,7 @@
 # kernel/tests: boot tests of the patch series (included by kernel/kernel.mk).
 # Each boots the stock and the patched kernel on a corrupted image and shows
 # the difference the series claims; see kernel/README.md.
-TESTS += kernel/tests/csum-report.sh kernel/tests/emergency-ro.sh \
-	kernel/tests/csum-retry.sh kernel/tests/csum-mount.sh \
-	kernel/tests/csum-first.sh kernel/tests/csum-journal.sh \
-	kernel/tests/csum-bitmap.sh kernel/tests/emergency-ro-nojournal.sh \
-	kernel/tests/csum-retry-paths.sh kernel/tests/csum-retry-race.sh \
-	kernel/tests/csum-retry-window.sh \
-	kernel/tests/csum-trace.sh kernel/tests/csum-journal-sites.sh \
-	kernel/tests/csum-journal-revoke.sh kernel/tests/build-tree.sh \
-	kernel/tests/series-apply.sh
+TESTS += $(call SHELL_TESTS,kernel/tests)
 # The race runs under KASAN and lockdep too: make check builds the debug
 # variant (kernel/config/kasan.config) as well, and the 6.12 pair, which the
 # ci matrix runs (harness/tests/matrix-ci.sh).

@@ -11,7 +11,7 @@
 # Running the command again must resume from its steps without building
 # anything. Not part of make check: the first step builds a kernel
 # from scratch, the others incrementally (make check-bisect; the figure is
-# in kernel/README.md). Groups: slow.
+# in kernel/README.md). Groups: slow, own-target.
 . "$(dirname "$0")/../../../tests/lib.sh"
 require_tools git tar
 require_built "$B/bin/flipbed" build/bin/flipbed
