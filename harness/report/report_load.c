@@ -212,6 +212,48 @@ static int check_unique(const struct fb_run *run)
 	return 0;
 }
 
+/*
+ * A case record is one line that flipbed wrote: its largest parts (the
+ * kernel-message excerpt, the fault log) are bounded where they are made,
+ * and the committed baselines' longest record is about 31 KB. A longer
+ * line is not a record: it is refused at its line as soon as it passes the
+ * bound, so a hostile cases.jsonl (one line of a gigabyte) costs neither
+ * the time to read it nor the memory to hold it.
+ */
+#define FB_RECORD_MAX (1u << 20)
+
+/*
+ * Read one line of F into *BUF as getline does, newline kept. Returns its
+ * length, -1 at the end of F, -2 on a read error (errno set), -3 for a
+ * line longer than FB_RECORD_MAX and -4 for a line holding a NUL byte
+ * (no JSON text does; a sparse or binary file is not a run).
+ */
+static ssize_t read_record(FILE *f, char **buf, size_t *cap)
+{
+	size_t len = 0;
+	int ch;
+
+	while ((ch = getc_unlocked(f)) != EOF) {
+		if (len + 2 > *cap) {
+			if (*cap > FB_RECORD_MAX)
+				return -3;
+			*cap = *cap ? 2 * *cap : 4096;
+			*buf = xrealloc(*buf, *cap);
+		}
+		if (!ch)
+			return -4;
+		(*buf)[len++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	if (ferror(f))
+		return -2;
+	if (!len)
+		return -1;
+	(*buf)[len] = '\0';
+	return (ssize_t)len;
+}
+
 static int read_cases(struct fb_run *run, FILE *f)
 {
 	char *line = NULL;
@@ -220,7 +262,7 @@ static int read_cases(struct fb_run *run, FILE *f)
 	unsigned lineno = 0;
 	int ret = 0;
 
-	while (!ret && (len = getline(&line, &cap, f)) >= 0) {
+	while (!ret && (len = read_record(f, &line, &cap)) >= 0) {
 		struct fb_case *c;
 
 		lineno++;
@@ -237,6 +279,19 @@ static int read_cases(struct fb_run *run, FILE *f)
 		c->file = run->cases_path;
 		c->line = lineno;
 		ret = load_case(c, line);
+	}
+	if (!ret && len == -2) {
+		perr(run->cases_path, lineno + 1, "cannot read: %s", strerror(errno));
+		ret = -1;
+	} else if (!ret && len == -3) {
+		perr(run->cases_path, lineno + 1, "a line longer than %u bytes; "
+		     "accepted: case records of harness/RESULTS.md, one a line",
+		     FB_RECORD_MAX);
+		ret = -1;
+	} else if (!ret && len == -4) {
+		perr(run->cases_path, lineno + 1, "a NUL byte; accepted: case "
+		     "records of harness/RESULTS.md, JSON text one a line");
+		ret = -1;
 	}
 	free(line);
 	return ret;

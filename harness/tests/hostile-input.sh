@@ -8,7 +8,11 @@
 # `flipbed image` on an empty file, random bytes, a directory and
 # /dev/zero ("not an ext4 image" / "not a regular file", no stale errno);
 # a libext2fs error is printed by name; a target the image lacks (path,
-# field, index) is refused before anything boots.
+# field, index) is refused before anything boots; `flipbed report` on a
+# cases.jsonl holding a sparse line of 1 GiB refuses its NUL bytes at once
+# under a 256 MiB address-space limit (reading the line whole takes
+# gigabytes, and a failed allocation ended the reading as if the file
+# ended there: exit 0), and a 2 MiB line as longer than any record.
 # Groups: quick.
 . "$(dirname "$0")/lib.sh"
 require_built "$FLIPBED" build/bin/flipbed
@@ -52,6 +56,18 @@ refused "image: random bytes" "not an ext4 image" "$FLIPBED" image "$T/random.im
 refused "image: a directory" "$T: not a regular file" "$FLIPBED" image "$T" --out "$T/r3"
 refused "image: /dev/zero" "/dev/zero: not a regular file" "$FLIPBED" image /dev/zero --out "$T/r4"
 grep -q "Invalid argument" "$T/err" && fail "a stale errno in the message"
+
+# A run directory's records: the first is a real one, the second hostile
+for d in run-sparse run-long; do
+	mkdir -p "$T/$d"
+	head -n 1 "$top/results/baseline/ci/cases.jsonl" > "$T/$d/cases.jsonl"
+done
+truncate -s +1G "$T/run-sparse/cases.jsonl"
+awk 'BEGIN { s = "x"; for (i = 0; i < 21; i++) s = s s; print s }' >> "$T/run-long/cases.jsonl"
+refused "report: a sparse 1 GiB line" "cases.jsonl:2: a NUL byte" \
+	sh -c 'ulimit -v 262144; exec "$@"' sh "$FLIPBED" report "$T/run-sparse"
+refused "report: a 2 MiB line" "cases.jsonl:2: a line longer than 1048576 bytes" \
+	"$FLIPBED" report "$T/run-long"
 
 # libext2fs' errors are named, not "Unknown code ext2 N": an image whose
 # superblock says 2^31 blocks cannot be opened, and the message says why
