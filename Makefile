@@ -36,7 +36,7 @@ include mk/sanitize.mk
 include mk/unit-test.mk
 
 include kernel/kernel.mk
-include harness/guest/guest.mk
+include guest/guest.mk
 include nbd-plugins/flipbed/plugin.mk
 include corruptor/corruptor.mk
 include harness/harness.mk

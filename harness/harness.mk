@@ -24,10 +24,13 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_im
 	run/fserror.c run/bioread.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
-	campaign/campaign_min.c) \
-	harness/guest/steps.c harness/guest/pattern.c
-HARNESS_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(HARNESS_SRCS))
-HARNESS_CFLAGS = -Iharness -I$(B)/obj/harness $(FBX_CFLAGS) \
+	campaign/campaign_min.c)
+# The guest's step table and file pattern, the objects the agent links
+# (guest/guest.mk): one source, one object for both.
+HARNESS_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(HARNESS_SRCS)) \
+	$(B)/obj/guest/steps.o $(B)/obj/guest/pattern.o
+# -I. for the guest's headers, included as "guest/steps.h".
+HARNESS_CFLAGS = -Iharness -I. -I$(B)/obj/harness $(FBX_CFLAGS) \
 	$(shell $(PKG_CONFIG) --cflags inih jansson)
 HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(shell $(PKG_CONFIG) --libs inih jansson)
 
@@ -75,12 +78,12 @@ BENCHES += bench-boot bench-matrix bench-campaign
 # fanotify events and its bound (guest/fserror.c, with a stand-in channel),
 # and how the reports show them (report/report_fanotify.c).
 TESTS += $(B)/tests/bin/test-fserror harness/tests/fserror-boot.sh
-FSERROR_TEST_OBJS := $(B)/obj/harness/run/fserror.o $(B)/obj/harness/guest/steps.o \
+FSERROR_TEST_OBJS := $(B)/obj/harness/run/fserror.o $(B)/obj/guest/steps.o \
 	$(B)/obj/guest/fserror.o
 $(B)/tests/bin/test-fserror: harness/tests/test-fserror.c $(FSERROR_TEST_OBJS) \
 		$(REPORT_LIB) $(REPORT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
+	$(CC) $(CFLAGS) -MMD -MP -Iharness -I. $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
 		-o $@ $< $(FSERROR_TEST_OBJS) $(REPORT_LIB) $(REPORT_DEPS) -pthread \
 		$(REPORT_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
@@ -92,11 +95,11 @@ $(B)/tests/bin/test-fserror: harness/tests/test-fserror.c $(FSERROR_TEST_OBJS) \
 # (run/bioread.c); the cause it decides is test-undetected's.
 TESTS += $(B)/tests/bin/test-bioread
 BIOREAD_TEST_OBJS := $(B)/obj/harness/run/bioread.o $(B)/obj/harness/util.o \
-	$(B)/obj/harness/guest/steps.o \
+	$(B)/obj/guest/steps.o \
 	$(B)/obj/guest/bioread.o
 $(B)/tests/bin/test-bioread: harness/tests/test-bioread.c $(BIOREAD_TEST_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
+	$(CC) $(CFLAGS) -MMD -MP -Iharness -I. $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
 		-o $@ $< $(BIOREAD_TEST_OBJS) \
 		$(shell $(PKG_CONFIG) --libs cmocka jansson)
 

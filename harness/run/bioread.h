@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guest's witness of how the kernel read the target's bytes: the agent
- * (harness/guest/bioread.c) traces block:block_bio_queue on the case's disk
+ * (guest/bioread.c) traces block:block_bio_queue on the case's disk
  * and sends each read bio that overlaps the target ("watch OFFSET LENGTH",
  * sent by the host) with its flags. This part reads those lines (each
  * checked and bounded: the guest is hostile input) into the "bio_reads"

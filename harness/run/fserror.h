@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fanotify, the second witness of ext4's error reports: the guest agent
- * (harness/guest/fserror.c) watches the filesystem under test for
+ * (guest/fserror.c) watches the filesystem under test for
  * FAN_FS_ERROR and sends each event as an "fserror" line. This part reads
  * those lines (each checked and bounded: the guest is hostile input),
  * compares them with what the classifier found in the kernel log, and

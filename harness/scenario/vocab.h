@@ -2,7 +2,7 @@
 /*
  * Names that other components own, as the scenario parser checks them:
  * object types come from the corruptor library, workload steps from the guest
- * agent's step table (harness/guest/steps.def). One place, so a scenario is
+ * agent's step table (guest/steps.def). One place, so a scenario is
  * validated on the host before anything boots.
  */
 #ifndef FLIPBED_VOCAB_H

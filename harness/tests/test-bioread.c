@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the read-ahead witness: the agent's "watch" argument and
- * its reading of block_bio_queue trace lines (harness/guest/bioread.c, its
+ * its reading of block_bio_queue trace lines (guest/bioread.c, its
  * channel replaced by a stand-in), the host's parsing of the agent's
  * bioread lines (bounded, every malformed form refused and counted), the
  * step a fault fired in and the case record's "bio_reads"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the fanotify witness: the agent's decoding of fanotify
- * events and its bound of FSERROR_MAX lines (harness/guest/fserror.c, its
+ * events and its bound of FSERROR_MAX lines (guest/fserror.c, its
  * channel replaced by a list of lines), the host's parsing of those lines
  * (bounded, every malformed form refused and counted), the agreement with
  * the classifier's outcome, the case record, and how the reports show it

@@ -25,14 +25,14 @@ HF_FLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
 HF_SCENARIO_SRCS := $(addprefix harness/,scenario/scenario.c scenario/matrix.c \
-	scenario/vocab.c util.c outcome.c kernels.c kernel_image.c guest/steps.c) $(HF)/fuzz.c
+	scenario/vocab.c util.c outcome.c kernels.c kernel_image.c) guest/steps.c $(HF)/fuzz.c
 HF_SRCS_scenario := $(HF_SCENARIO_SRCS) $(HF)/fuzz-scenario.c
 HF_SRCS_matrix := $(HF_SCENARIO_SRCS) $(HF)/fuzz-matrix.c
 HF_SRCS_classify := $(addprefix harness/,classify/classify.c classify/klog.c \
 	classify/attrib.c outcome.c util.c report/report_dmesg.c) $(HF)/fuzz-classify.c
 HF_SRCS_runload := $(REPORT_SRCS) $(addprefix harness/,util.c outcome.c \
 	kernels.c kernel_image.c classify/klog.c) $(HF)/fuzz.c $(HF)/fuzz-runload.c
-HF_SRCS_steps := harness/guest/steps.c $(HF)/fuzz-steps.c
+HF_SRCS_steps := guest/steps.c $(HF)/fuzz-steps.c
 # The object types a scenario names come from the corruptor library, linked
 # as built (not instrumented: it is not the parser under test).
 HF_LIBS_scenario := $(FBX_LIB)
@@ -43,12 +43,12 @@ PACKAGES += clang-14 libfuzzer-14-dev libclang-rt-14-dev
 
 # Each target is one clang run over its sources; any header of the harness
 # or the corruptor rebuilds all five (kernels_ini.h: harness/harness.mk).
-HF_HDRS := $(wildcard harness/*.h harness/*/*.h harness/guest/steps.def \
+HF_HDRS := $(wildcard harness/*.h harness/*/*.h guest/*.h guest/steps.def \
 	corruptor/*.h $(HF)/*.h) $(B)/obj/harness/kernels_ini.h
 
 $(B)/tests/bin/fuzz-%: $(HF_HDRS)
 	@mkdir -p $(@D)
-	$(HF_CC) $(HF_FLAGS) -Iharness -I$(B)/obj/harness -I$(HF) $(FBX_CFLAGS) \
+	$(HF_CC) $(HF_FLAGS) -Iharness -I. -I$(B)/obj/harness -I$(HF) $(FBX_CFLAGS) \
 		$(shell $(PKG_CONFIG) --cflags inih jansson) -o $@ $(HF_SRCS_$*) \
 		$(HF_LIBS_$*) $(shell $(PKG_CONFIG) --libs inih jansson ext2fs com_err)
 

@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: MIT
-# harness/guest/: the static guest agent and the initramfs it is /init of.
-# See harness/guest/README.md for the protocol and the steps.
+# guest/: the static guest agent and the initramfs it is /init of.
+# See guest/README.md for the protocol and the steps. The host shares the
+# step table (steps.def, steps.c) and the file pattern (pattern.c): flipbed
+# links the same objects (harness/harness.mk) and includes "guest/steps.h".
 
-GUEST_SRCS := $(addprefix harness/guest/,agent.c bioread.c chan.c copy.c fserror.c kmsg.c ops.c pattern.c race.c steps.c)
-GUEST_OBJS := $(patsubst harness/guest/%.c,$(B)/obj/guest/%.o,$(GUEST_SRCS))
+GUEST_SRCS := $(addprefix guest/,agent.c bioread.c chan.c copy.c fserror.c kmsg.c ops.c pattern.c race.c steps.c)
+GUEST_OBJS := $(patsubst guest/%.c,$(B)/obj/guest/%.o,$(GUEST_SRCS))
 
 ALL += $(B)/guest/initramfs.cpio.gz
 TESTS += $(B)/tests/bin/guest/steps-test
 PACKAGES += gcc libc6-dev binutils gzip
 
-$(B)/obj/guest/%.o: harness/guest/%.c
+$(B)/obj/guest/%.o: guest/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -19,7 +21,7 @@ $(B)/guest/agent: $(GUEST_OBJS)
 	@mkdir -p $(@D)
 	$(CC) -static -pthread -o $@ $^
 
-$(B)/guest/mkcpio: harness/guest/mkcpio.c
+$(B)/guest/mkcpio: guest/mkcpio.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -30,8 +32,8 @@ $(B)/guest/initramfs.cpio.gz: $(B)/guest/agent $(B)/guest/mkcpio
 	$(B)/guest/mkcpio $(B)/guest/init | gzip -9n > $@.tmp
 	mv $@.tmp $@
 
-$(B)/tests/bin/guest/steps-test: harness/guest/tests/steps-test.c harness/guest/steps.c
+$(B)/tests/bin/guest/steps-test: guest/tests/steps-test.c guest/steps.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -o $@ harness/guest/tests/steps-test.c harness/guest/steps.c
+	$(CC) $(CFLAGS) -MMD -MP -o $@ guest/tests/steps-test.c guest/steps.c
 
 -include $(B)/tests/bin/guest/steps-test.d
