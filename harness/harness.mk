@@ -5,8 +5,9 @@
 #              control socket (nbd.c), one QEMU boot with the guest agent
 #              (vm.c), and `flipbed boot` (boot.c)
 #   scenario/  scenario files (libinih), the step vocabulary, matrices
-#   run/       golden images, the data manifest, one case (runcase.c), the
-#              workers of `flipbed run`/`matrix` (run.c), `flipbed image`
+#   golden/    golden images: one per mkfs + populate recipe, cached
+#   run/       the data manifest, one case (runcase.c), the workers of
+#              `flipbed run`/`matrix` (run.c), `flipbed image`
 #   classify/  console transcript -> outcome; klog.c, what each kernel
 #              message means (classify/classify.mk)
 #   report/    the results library and report/show/diff/merge (report/report.mk)
@@ -20,7 +21,8 @@
 HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c paths.c options.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
-	run/image.c run/manifest.c run/target.c run/undetected.c run/fsck.c run/fsck_check.c run/runcase.c run/batch.c run/run.c run/image_cmd.c \
+	golden/golden.c \
+	run/manifest.c run/target.c run/undetected.c run/fsck.c run/fsck_check.c run/runcase.c run/batch.c run/run.c run/image_cmd.c \
 	run/fserror.c run/bioread.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \

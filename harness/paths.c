@@ -52,7 +52,7 @@ const char *fb_path_plugin(char *buf, size_t len)
 	return buf;
 }
 
-const char *fb_path_image_cache(char *buf, size_t len)
+const char *fb_path_golden_cache(char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/cache/images", build_dir());
 	return buf;

@@ -23,7 +23,7 @@ const char *fb_path_initrd(char *buf, size_t len);
 /* build/lib/nbdkit-flipbed-plugin.so */
 const char *fb_path_plugin(char *buf, size_t len);
 /* build/cache/images: golden images, shared by every run. */
-const char *fb_path_image_cache(char *buf, size_t len);
+const char *fb_path_golden_cache(char *buf, size_t len);
 /* RUNDIR/cases/SUB: one case's files (SUB is the case's file name). */
 const char *fb_path_case_dir(const char *rundir, const char *sub, char *buf, size_t len);
 

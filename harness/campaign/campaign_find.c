@@ -23,7 +23,7 @@
 #include "classify/klog.h"
 #include "cmd.h"
 #include "flipbed-ext4.h"
-#include "run/image.h"
+#include "golden/golden.h"
 #include "boot/proc.h"
 #include "scenario/scenario.h"
 #include "paths.h"
@@ -153,7 +153,7 @@ int fb_campaign_image(const char *scn_file, const char *qcow2)
 
 	if (fb_scenario_load(scn_file, NULL, 0, &scn) < 0)
 		return -1;
-	fb_path_image_cache(cache, sizeof(cache));
+	fb_path_golden_cache(cache, sizeof(cache));
 	snprintf(raw, sizeof(raw), "%s.raw", qcow2);
 	if (fb_golden_get(scn, cache, &g) || fb_image_copy(g.path, raw)) {
 		fprintf(stderr, "flipbed campaign: %s: cannot copy its golden image\n", scn_file);

@@ -44,7 +44,7 @@
 #include "options.h"
 #include "paths.h"
 #include "run/fsck.h"
-#include "run/image.h"
+#include "golden/golden.h"
 #include "run/manifest.h"
 #include "run/runcase.h"
 #include "scenario/scenario.h"
@@ -1005,7 +1005,7 @@ int cmd_crash(int argc, char **argv)
 	rc = check_input(s, kernels, nk);
 	if (rc || (rc = open_outdir(&w, o.out)))
 		goto out;
-	fb_golden_sweep(fb_path_image_cache(cache, sizeof(cache)));
+	fb_golden_sweep(fb_path_golden_cache(cache, sizeof(cache)));
 	if (fb_golden_get(s, cache, &g) || golden_files(&g, &gm)) {
 		rc = EXIT_INFRA;
 		goto out;

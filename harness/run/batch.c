@@ -48,7 +48,7 @@
 #include "paths.h"
 #include "run/batch.h"
 #include "run/casectx.h"
-#include "run/image.h"
+#include "golden/golden.h"
 #include "util.h"
 
 /* kernel lines at level 4 (warning) or more severe that make a case noisy */

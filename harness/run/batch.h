@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "run/image.h"
+#include "golden/golden.h"
 #include "run/runcase.h"
 #include "scenario/matrix.h"
 

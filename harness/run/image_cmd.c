@@ -21,7 +21,7 @@
 #include "scenario/scenario.h"
 #include "kernels.h"
 #include "options.h"
-#include "run/image.h"
+#include "golden/golden.h"
 #include "util.h"
 
 #define MAX_EXPECT 8

@@ -21,7 +21,7 @@
 
 #include "boot/proc.h"
 #include "guest/agent.h"
-#include "run/image.h"
+#include "golden/golden.h"
 #include "run/manifest.h"
 #include "util.h"
 

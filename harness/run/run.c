@@ -577,7 +577,7 @@ static int prepare_goldens(struct fb_case_specs *cases, struct fb_golden *g)
 {
 	char cache[PATH_MAX], mf[PATH_MAX + 16], why[512];
 
-	fb_path_image_cache(cache, sizeof(cache));
+	fb_path_golden_cache(cache, sizeof(cache));
 	fb_golden_sweep(cache);
 	for (int i = 0; i < cases->n; i++) {
 		if (fb_proc_interrupted() || fb_golden_get(cases->v[i].scn, cache, &g[i]))

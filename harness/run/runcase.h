@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "run/image.h"
+#include "golden/golden.h"
 #include "scenario/matrix.h"
 
 struct fb_run_opts {

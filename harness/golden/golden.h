@@ -4,8 +4,8 @@
  * cached under build/cache/images/<recipe-hash>/ (read-only; its content
  * hash is checked after every case), then copied for each case.
  */
-#ifndef FLIPBED_IMAGE_H
-#define FLIPBED_IMAGE_H
+#ifndef FLIPBED_GOLDEN_H
+#define FLIPBED_GOLDEN_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Golden images (image.h). A recipe is the mkfs command plus the populate
+ * Golden images (golden.h). A recipe is the mkfs command plus the populate
  * lines; its hash names the cache directory, so two scenarios with the same
  * recipe share one image and a changed recipe never reuses a stale one.
  * Files are written into a staging tree with the guest agent's pattern and
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "guest/agent.h"
-#include "run/image.h"
+#include "golden/golden.h"
 #include "boot/proc.h"
 #include "util.h"
 
