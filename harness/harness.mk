@@ -6,8 +6,10 @@
 #              (vm.c), and `flipbed boot` (boot.c)
 #   scenario/  scenario files (libinih), the step vocabulary, matrices
 #   golden/    golden images: one per mkfs + populate recipe, cached
-#   run/       the data manifest, one case (runcase.c), the workers of
-#              `flipbed run`/`matrix` (run.c), `flipbed image`
+#   judge/     the checks after a case: e2fsck, the data manifest, the
+#              durable files, the undetected cause (judge/judge.mk)
+#   run/       one case (runcase.c), the workers of `flipbed run`/`matrix`
+#              (run.c), `flipbed image`
 #   classify/  console transcript -> outcome; klog.c, what each kernel
 #              message means (classify/classify.mk)
 #   report/    the results library and report/show/diff/merge (report/report.mk)
@@ -22,7 +24,7 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_im
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
 	golden/golden.c \
-	run/manifest.c run/target.c run/undetected.c run/fsck.c run/fsck_check.c run/runcase.c run/batch.c run/run.c run/image_cmd.c \
+	run/target.c run/runcase.c run/batch.c run/run.c run/image_cmd.c \
 	run/fserror.c run/bioread.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
@@ -37,6 +39,7 @@ HARNESS_CFLAGS = -Iharness -I. -I$(B)/obj/harness $(FBX_CFLAGS) \
 HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(shell $(PKG_CONFIG) --libs inih jansson)
 
 include harness/classify/classify.mk
+include harness/judge/judge.mk
 include harness/crash/crash.mk
 include harness/bisect/bisect.mk
 include harness/report/report.mk

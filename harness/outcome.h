@@ -72,7 +72,7 @@ enum fb_attrib {
 
 /*
  * Why a case whose workload and next-mount pass detected nothing went
- * undetected (run/undetected.h decides it from the fault log, the read
+ * undetected (judge/undetected.h decides it from the fault log, the read
  * witness, the guest's bio witness and the target record).
  */
 enum fb_undetected {

@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "run/manifest.h"
+#include "judge/manifest.h"
 
 /* One content a path had: written by STEP (-1: the golden image's). */
 struct crash_version {

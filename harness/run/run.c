@@ -30,7 +30,7 @@
 
 #include "cmd.h"
 #include "guest/agent.h"
-#include "run/manifest.h"
+#include "judge/manifest.h"
 #include "boot/proc.h"
 #include "report/report.h"
 #include "run/run.h"

@@ -54,7 +54,7 @@ check() {
 check clean walk "detect=none,reaction=none,fsck=clean,data=intact" --keep
 check inode walk "detect=csum,reaction=remount-ro,fsck=repaired,data=intact"
 # e2fsck -fn reports the bad descriptor checksum ("IGNORED") and exits 0; the
-# oracle reads the output too (harness/run/fsck.h), and -fy fixes it: repaired
+# oracle reads the output too (harness/judge/fsck.h), and -fy fixes it: repaired
 check group-desc mount-only "detect=csum,reaction=mount-refused,fsck=repaired,data=intact"
 check superblock mount-only "detect=csum,reaction=mount-refused,fsck=unrepaired,data=intact"
 # the image cannot be walked for a manifest: user data is not checked

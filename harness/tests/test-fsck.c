@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The e2fsck oracle's problem lines (run/fsck.h) on the golden outputs of
+ * The e2fsck oracle's problem lines (judge/fsck.h) on the golden outputs of
  * harness/tests/fsck/ (real e2fsck -fn runs, harness/tests/fsck-oracle.sh)
  * and on hostile text.
  */
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "run/fsck.h"
+#include "judge/fsck.h"
 #include "util.h"
 
 static int problems(const char *name, char (*lines)[FB_FSCK_LINE], int max)

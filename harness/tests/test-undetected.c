@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cause of an undetected fault (run/undetected.h) from fault-log and
+ * The cause of an undetected fault (judge/undetected.h) from fault-log and
  * witness records as the plugin writes them, one test per cause.
  */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "run/undetected.h"
+#include "judge/undetected.h"
 
 static json_t *parse(const char *text)
 {

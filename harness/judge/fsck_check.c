@@ -23,9 +23,9 @@
 #include <sys/stat.h>
 
 #include "boot/proc.h"
-#include "run/fsck.h"
-#include "run/fsck_check.h"
-#include "run/manifest.h"
+#include "judge/fsck.h"
+#include "judge/fsck_check.h"
+#include "judge/manifest.h"
 #include "util.h"
 
 /*

@@ -22,7 +22,7 @@
 #include "boot/proc.h"
 #include "guest/agent.h"
 #include "golden/golden.h"
-#include "run/manifest.h"
+#include "judge/manifest.h"
 #include "util.h"
 
 static errcode_t open_fs(const char *image, ext2_filsys *ret)

@@ -2,7 +2,7 @@
 /* Why a fault went undetected (undetected.h). */
 #include <string.h>
 
-#include "run/undetected.h"
+#include "judge/undetected.h"
 
 static const char *str(const json_t *o, const char *key)
 {

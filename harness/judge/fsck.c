@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "run/fsck.h"
+#include "judge/fsck.h"
 
 static bool starts(const char *s, size_t n, const char *p)
 {
