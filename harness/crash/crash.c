@@ -5,7 +5,7 @@
  *
  *  1. record: the workload runs once on a copy of the golden image served
  *     with the plugin's write log, a barrier ("wait") before every step and
- *     after the last, where the host counts the log's flushes (durable.c
+ *     after the last, where the host counts the log's flushes (judge/durable.c
  *     says why that tells what was durable when). OUT/record/KERNEL/ keeps
  *     the log and durable.json (the counts).
  *  2. every chosen flush point K: flipbed-replay rebuilds the image as it
@@ -39,6 +39,7 @@
 #include "boot/vm.h"
 #include "cmd.h"
 #include "crash/crash.h"
+#include "judge/durable.h"
 #include "guest/steps.h"
 #include "kernels.h"
 #include "options.h"
@@ -87,7 +88,7 @@ struct sweep {
 	char outdir[PATH_MAX];
 	char recdir[PATH_MAX + 64];
 	char wlog[PATH_MAX + 80];
-	struct crash_model model;
+	struct fb_durable_model model;
 	long flushes, fua;
 	json_t *done;		/* case names already in cases.jsonl */
 };
@@ -198,7 +199,7 @@ static void on_agent(void *ctx, const char *line)
 static int on_wait(void *ctx, const char *name)
 {
 	struct bootctx *b = ctx;
-	struct crash_model *m = &b->w->model;
+	struct fb_durable_model *m = &b->w->model;
 	long i;
 
 	if (b->log.fd < 0 || strncmp(name, BARRIER, strlen(BARRIER)))
@@ -500,7 +501,7 @@ static void data_point(struct sweep *w, struct point *p)
 		json_array_append_new(p->failed, json_sprintf("data: image unreadable: %s", why));
 		return;
 	}
-	bad = crash_model_judge(&w->model, p->k, &m, p->files, detail, sizeof(detail));
+	bad = fb_durable_judge(&w->model, p->k, &m, p->files, detail, sizeof(detail));
 	if (bad)
 		json_array_append_new(p->failed, json_sprintf("data: %d file%s: %s", bad,
 				      bad == 1 ? "" : "s", detail));
@@ -931,7 +932,7 @@ static int check_input(const struct fb_scenario *s, const char *const *kernels, 
 {
 	char path[PATH_MAX], why[512];
 	struct fb_manifest none = { 0 };
-	struct crash_model m;
+	struct fb_durable_model m;
 	int rc;
 
 	if (!s->type || strcmp(s->type, "none"))
@@ -944,8 +945,8 @@ static int check_input(const struct fb_scenario *s, const char *const *kernels, 
 			   "a scenario per fixture", s->file, s->nfixtures);
 	if (!s->nsteps)
 		return bad("%s: [workload] has no steps", s->file);
-	rc = crash_model_build(&m, &none, s->steps, s->nsteps, why, sizeof(why));
-	crash_model_free(&m);
+	rc = fb_durable_build(&m, &none, s->steps, s->nsteps, why, sizeof(why));
+	fb_durable_free(&m);
 	if (rc)
 		return bad("%s: %s", s->file, why);
 	for (int i = 0; i < nk; i++) {
@@ -1011,7 +1012,7 @@ int cmd_crash(int argc, char **argv)
 		goto out;
 	}
 	w.g = &g;
-	if (crash_model_build(&w.model, &gm, s->steps, s->nsteps, why, sizeof(why))) {
+	if (fb_durable_build(&w.model, &gm, s->steps, s->nsteps, why, sizeof(why))) {
 		rc = bad("%s: %s", s->file, why);
 		goto out;
 	}
@@ -1028,7 +1029,7 @@ int cmd_crash(int argc, char **argv)
 		printf("flipbed crash: %s/summary.md\n", w.outdir);
 	}
 	json_decref(w.done);
-	crash_model_free(&w.model);
+	fb_durable_free(&w.model);
 	fb_manifest_free(&gm);
 out:
 	fb_scenario_free(s);

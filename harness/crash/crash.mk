@@ -4,7 +4,7 @@
 # flipbed binary; wlogscan.c reads the plugin's write log with the plugin's
 # own format code (nbd-plugins/flipbed/wlog.c), built here for flipbed.
 
-HARNESS_OBJS += $(addprefix $(B)/obj/harness/crash/,crash.o durable.o wlogscan.o wlog.o)
+HARNESS_OBJS += $(addprefix $(B)/obj/harness/crash/,crash.o wlogscan.o wlog.o)
 $(B)/obj/harness/crash/wlogscan.o: HARNESS_CFLAGS += -Inbd-plugins/flipbed
 
 $(B)/obj/harness/crash/wlog.o: nbd-plugins/flipbed/wlog.c

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
 # harness/judge/: the checks after a case. fsck_check.c runs e2fsck on the
 # image the case left and fsck.c reads its output; manifest.c compares the
-# image's files with the golden image's (user data survived);
-# undetected.c says why a fault went undetected. Its objects join the
-# flipbed binary.
+# image's files with the golden image's (user data survived); durable.c
+# models what a workload made durable and when (the files a case wrote,
+# and every flush point of `flipbed crash`); undetected.c says why a fault
+# went undetected. Its objects join the flipbed binary.
 
-HARNESS_OBJS += $(addprefix $(B)/obj/harness/judge/,fsck.o fsck_check.o manifest.o \
-	undetected.o)
+HARNESS_OBJS += $(addprefix $(B)/obj/harness/judge/,durable.o fsck.o fsck_check.o \
+	manifest.o undetected.o)
 
 # The cause of an undetected fault (harness/judge/undetected.c): pure, on
 # fault-log records.

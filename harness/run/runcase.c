@@ -28,7 +28,7 @@
 #include "guest/steps.h"
 #include "run/fserror.h"
 #include "judge/manifest.h"
-#include "crash/crash.h"
+#include "judge/durable.h"
 #include "boot/nbd.h"
 #include "classify/probe.h"
 #include "boot/proc.h"
@@ -308,7 +308,7 @@ static int oracle_bounded(const struct oracle_job *j, const char *image, enum fb
 
 /*
  * The files the workload wrote, renamed or removed: what the steps that ran
- * gave each (crash/durable.c's model of them, on the golden files M), and
+ * gave each (judge/durable.c's model of them, on the golden files M), and
  * whether IMAGE holds exactly that. The golden comparison skips those
  * paths; this judges them, and case_judge uses the result only for a case
  * whose workload ran cleanly and detected nothing, where every file must
@@ -318,7 +318,7 @@ static int oracle_bounded(const struct oracle_job *j, const char *image, enum fb
  */
 static void check_written(struct casectx *x, const struct fb_manifest *m, const char *image)
 {
-	struct crash_model model;
+	struct fb_durable_model model;
 	struct fb_manifest_want *want;
 	char **texts, why[256];
 	size_t i, n = json_array_size(x->step_results);
@@ -333,16 +333,16 @@ static void check_written(struct casectx *x, const struct fb_manifest *m, const 
 	for (i = 0; i < n; i++)
 		if (!texts[i])
 			texts[i] = "";
-	if (crash_model_build(&model, m, texts, (int)n, why, sizeof(why))) {
+	if (fb_durable_build(&model, m, texts, (int)n, why, sizeof(why))) {
 		snprintf(x->wdetail, sizeof(x->wdetail), "not modelled: %s", why);
-		crash_model_free(&model);
+		fb_durable_free(&model);
 		free(texts);
 		return;
 	}
 	want = xcalloc(model.np + 1, sizeof(*want));
 	for (int p = 0; p < model.np; p++) {
-		const struct crash_path *cp = &model.p[p];
-		const struct crash_version *v = cp->nv ? &cp->v[cp->nv - 1] : NULL;
+		const struct fb_durable_path *cp = &model.p[p];
+		const struct fb_durable_version *v = cp->nv ? &cp->v[cp->nv - 1] : NULL;
 
 		/* golden files no step changed are the golden comparison's */
 		if (cp->untracked || !v || (cp->nv == 1 && v->step < 0))
@@ -354,7 +354,7 @@ static void check_written(struct casectx *x, const struct fb_manifest *m, const 
 			   &x->written, x->wdetail, sizeof(x->wdetail)) < 0)
 		x->written = FB_DATA_NOT_CHECKED;
 	free(want);
-	crash_model_free(&model);
+	fb_durable_free(&model);
 	free(texts);
 }
 

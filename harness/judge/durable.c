@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What a crash at flush point K must keep (crash.h).
+ * What a crash at flush point K must keep (durable.h).
  *
  * The host cannot see when the guest's data reached the disk; it sees the
  * write log. The command runs the workload once with the log on and a
@@ -41,12 +41,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crash/crash.h"
+#include "judge/durable.h"
 #include "guest/agent.h"
 #include "guest/steps.h"
 #include "util.h"
 
-static struct crash_path *find(struct crash_model *m, const char *path)
+static struct fb_durable_path *find(struct fb_durable_model *m, const char *path)
 {
 	for (int i = 0; i < m->np; i++)
 		if (!strcmp(m->p[i].path, path))
@@ -54,9 +54,9 @@ static struct crash_path *find(struct crash_model *m, const char *path)
 	return NULL;
 }
 
-static struct crash_path *get(struct crash_model *m, const char *path)
+static struct fb_durable_path *get(struct fb_durable_model *m, const char *path)
 {
-	struct crash_path *p = find(m, path);
+	struct fb_durable_path *p = find(m, path);
 
 	if (p)
 		return p;
@@ -67,26 +67,26 @@ static struct crash_path *get(struct crash_model *m, const char *path)
 	return p;
 }
 
-static struct crash_version *cur(struct crash_path *p)
+static struct fb_durable_version *cur(struct fb_durable_path *p)
 {
 	return p->nv ? &p->v[p->nv - 1] : NULL;
 }
 
-static void add_version(struct crash_path *p, struct crash_version v)
+static void add_version(struct fb_durable_path *p, struct fb_durable_version v)
 {
 	p->v = xrealloc(p->v, (p->nv + 1) * sizeof(*p->v));
 	p->v[p->nv++] = v;
 }
 
-static void make_durable(struct crash_path *p, int step)
+static void make_durable(struct fb_durable_path *p, int step)
 {
 	if (!p->nv || p->untracked)
 		return;
 	p->d = xrealloc(p->d, (p->nd + 1) * sizeof(*p->d));
-	p->d[p->nd++] = (struct crash_durable){ .ver = p->nv - 1, .step = step };
+	p->d[p->nd++] = (struct fb_durable_point){ .ver = p->nv - 1, .step = step };
 }
 
-static void untrack(struct crash_path *p, int step, const char *what)
+static void untrack(struct fb_durable_path *p, int step, const char *what)
 {
 	if (p->untracked)
 		return;
@@ -125,10 +125,10 @@ static bool in_dir(const char *path, const char *dir)
 }
 
 /* write P BYTES [sync|direct|append] */
-static void do_write(struct crash_model *m, const struct step *st, int i)
+static void do_write(struct fb_durable_model *m, const struct step *st, int i)
 {
-	struct crash_path *p = get(m, st->argv[0]);
-	struct crash_version *c = cur(p);
+	struct fb_durable_path *p = get(m, st->argv[0]);
+	struct fb_durable_version *c = cur(p);
 	const char *mode = st->argc > 2 ? st->argv[2] : "";
 	uint64_t bytes = strtoull(st->argv[1], NULL, 10), size = bytes;
 
@@ -140,7 +140,7 @@ static void do_write(struct crash_model *m, const struct step *st, int i)
 		}
 		size += c->size;
 	}
-	add_version(p, (struct crash_version){ .step = i, .size = size,
+	add_version(p, (struct fb_durable_version){ .step = i, .size = size,
 		    .hash = pattern_hash(p->path, size) });
 	if (!strcmp(mode, "sync")) {
 		cur(p)->synced = true;
@@ -149,10 +149,10 @@ static void do_write(struct crash_model *m, const struct step *st, int i)
 }
 
 /* rename A B: B takes A's content (and whether it was synced), A is gone. */
-static void do_rename(struct crash_model *m, int i, const char *a, const char *b)
+static void do_rename(struct fb_durable_model *m, int i, const char *a, const char *b)
 {
-	struct crash_path *pa = find(m, a), *pb;
-	struct crash_version v;
+	struct fb_durable_path *pa = find(m, a), *pb;
+	struct fb_durable_version v;
 
 	for (int k = 0; k < m->np; k++)
 		if (below(m->p[k].path, a) || below(m->p[k].path, b))
@@ -166,21 +166,21 @@ static void do_rename(struct crash_model *m, int i, const char *a, const char *b
 	if (pa->untracked)
 		untrack(pb, i, "renamed from an untracked file");
 	add_version(pb, v);
-	add_version(pa, (struct crash_version){ .step = i, .absent = true });
+	add_version(pa, (struct fb_durable_version){ .step = i, .absent = true });
 }
 
-static void do_rm(struct crash_model *m, int i, const char *path)
+static void do_rm(struct fb_durable_model *m, int i, const char *path)
 {
-	struct crash_path *p = find(m, path);
+	struct fb_durable_path *p = find(m, path);
 
 	for (int k = 0; k < m->np; k++)
 		if (below(m->p[k].path, path))
-			add_version(&m->p[k], (struct crash_version){ .step = i, .absent = true });
+			add_version(&m->p[k], (struct fb_durable_version){ .step = i, .absent = true });
 	if (p && cur(p) && !cur(p)->absent)
-		add_version(p, (struct crash_version){ .step = i, .absent = true });
+		add_version(p, (struct fb_durable_version){ .step = i, .absent = true });
 }
 
-static void do_sync_all(struct crash_model *m, int i)
+static void do_sync_all(struct fb_durable_model *m, int i)
 {
 	for (int k = 0; k < m->np; k++) {
 		if (cur(&m->p[k]))
@@ -194,9 +194,9 @@ static void do_sync_all(struct crash_model *m, int i)
  * its content when that was synced before (a rename over a synced file),
  * and the names it lost (a rename's source).
  */
-static void do_fsync(struct crash_model *m, int i, const char *path)
+static void do_fsync(struct fb_durable_model *m, int i, const char *path)
 {
-	struct crash_path *p = find(m, path);
+	struct fb_durable_path *p = find(m, path);
 
 	if (p && cur(p) && !cur(p)->absent) {
 		cur(p)->synced = true;
@@ -204,7 +204,7 @@ static void do_fsync(struct crash_model *m, int i, const char *path)
 		return;
 	}
 	for (int k = 0; k < m->np; k++) {
-		struct crash_version *c = cur(&m->p[k]);
+		struct fb_durable_version *c = cur(&m->p[k]);
 
 		if (c && in_dir(m->p[k].path, path) && (c->absent || c->synced))
 			make_durable(&m->p[k], i);
@@ -228,7 +228,7 @@ static bool writes(enum step_id id)
 	}
 }
 
-static int model_step(struct crash_model *m, int i, const char *text, char *why, size_t len)
+static int model_step(struct fb_durable_model *m, int i, const char *text, char *why, size_t len)
 {
 	struct step st;
 
@@ -280,8 +280,8 @@ static int model_step(struct crash_model *m, int i, const char *text, char *why,
 	return 0;
 }
 
-int crash_model_build(struct crash_model *m, const struct fb_manifest *golden,
-		      char *const *steps, int nsteps, char *why, size_t len)
+int fb_durable_build(struct fb_durable_model *m, const struct fb_manifest *golden,
+		     char *const *steps, int nsteps, char *why, size_t len)
 {
 	memset(m, 0, sizeof(*m));
 	m->nsteps = nsteps;
@@ -289,9 +289,9 @@ int crash_model_build(struct crash_model *m, const struct fb_manifest *golden,
 	for (int i = 0; i <= nsteps; i++)
 		m->barrier[i] = -1;
 	for (int i = 0; i < golden->n; i++) {
-		struct crash_path *p = get(m, golden->v[i].path);
+		struct fb_durable_path *p = get(m, golden->v[i].path);
 
-		add_version(p, (struct crash_version){ .step = -1, .size = golden->v[i].size,
+		add_version(p, (struct fb_durable_version){ .step = -1, .size = golden->v[i].size,
 			    .hash = golden->v[i].hash, .synced = true });
 		make_durable(p, -1);
 	}
@@ -301,7 +301,7 @@ int crash_model_build(struct crash_model *m, const struct fb_manifest *golden,
 	return 0;
 }
 
-void crash_model_free(struct crash_model *m)
+void fb_durable_free(struct fb_durable_model *m)
 {
 	for (int i = 0; i < m->np; i++) {
 		free(m->p[i].path);
@@ -314,12 +314,12 @@ void crash_model_free(struct crash_model *m)
 }
 
 /* The flush count from which step S's durability holds; -1: never. */
-static long durable_at(const struct crash_model *m, int s)
+static long durable_at(const struct fb_durable_model *m, int s)
 {
 	return s < 0 ? 0 : m->barrier[s + 1];
 }
 
-static void version_name(const struct crash_version *v, char *buf, size_t len)
+static void version_name(const struct fb_durable_version *v, char *buf, size_t len)
 {
 	if (v->absent)
 		snprintf(buf, len, "absent");
@@ -330,8 +330,8 @@ static void version_name(const struct crash_version *v, char *buf, size_t len)
 }
 
 /* What IMG holds at P: "absent", the version it matches, or neither. */
-static const struct crash_version *found(const struct crash_path *p,
-					 const struct fb_manifest *img, char *buf, size_t len)
+static const struct fb_durable_version *found(const struct fb_durable_path *p,
+					      const struct fb_manifest *img, char *buf, size_t len)
 {
 	const struct fb_manifest_entry *e = NULL;
 
@@ -339,7 +339,7 @@ static const struct crash_version *found(const struct crash_path *p,
 		if (!strcmp(img->v[i].path, p->path))
 			e = &img->v[i];
 	for (int i = p->nv - 1; i >= 0; i--) {
-		const struct crash_version *v = &p->v[i];
+		const struct fb_durable_version *v = &p->v[i];
 
 		if (v->absent ? !e : e && e->size == v->size && e->hash == v->hash) {
 			version_name(v, buf, len);
@@ -355,9 +355,9 @@ static const struct crash_version *found(const struct crash_path *p,
 }
 
 /* The version P must hold at K, or NULL with NOTE saying why none. */
-static const struct crash_version *required(const struct crash_model *m,
-					    const struct crash_path *p, long k,
-					    char *note, size_t len)
+static const struct fb_durable_version *required(const struct fb_durable_model *m,
+						 const struct fb_durable_path *p, long k,
+						 char *note, size_t len)
 {
 	int d = -1;
 
@@ -382,14 +382,14 @@ static const struct crash_version *required(const struct crash_model *m,
 	return &p->v[p->d[d].ver];
 }
 
-int crash_model_judge(const struct crash_model *m, long k, const struct fb_manifest *img,
-		      json_t *files, char *detail, size_t len)
+int fb_durable_judge(const struct fb_durable_model *m, long k, const struct fb_manifest *img,
+		     json_t *files, char *detail, size_t len)
 {
 	int bad = 0;
 
 	for (int i = 0; i < m->np; i++) {
-		const struct crash_path *p = &m->p[i];
-		const struct crash_version *want, *got;
+		const struct fb_durable_path *p = &m->p[i];
+		const struct fb_durable_version *want, *got;
 		char note[128] = "", want_s[64], got_s[64];
 		json_t *o;
 
