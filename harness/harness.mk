@@ -16,11 +16,12 @@
 #   campaign/  seeded scenario generation, findings, the minimizer
 #   crash/     power cuts at every flush point of a workload (crash/crash.mk)
 #   bisect/    the first kernel commit that changes a case (bisect/bisect.mk)
-# main.c dispatches the subcommands declared in cmd.h; util.c and outcome.c
-# are shared by all of them. Objects are compiled once; -MMD records which
+# main.c dispatches the subcommands declared in cmd.h; util.c, outcome.c
+# and the other files at the top are shared by all of them (html.c: the
+# text of the pages). Objects are compiled once; -MMD records which
 # headers each one read, so a changed header rebuilds exactly its users.
 
-HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c paths.c options.c \
+HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c paths.c options.c html.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
 	golden/golden.c \

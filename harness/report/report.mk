@@ -18,7 +18,7 @@ REPORT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(REPORT_SRCS))
 REPORT_LIB := $(B)/obj/harness/libfbreport.a
 # What a program linking the library alone needs besides it.
 REPORT_DEPS := $(addprefix $(B)/obj/harness/,util.o outcome.o kernels.o kernel_image.o \
-	classify/klog.o)
+	html.o classify/klog.o)
 REPORT_LIBS = $(shell $(PKG_CONFIG) --libs jansson)
 
 ALL += $(REPORT_LIB)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/report_html.h"
+#include "report/report_int.h"
 
 static long long int_of(const json_t *o, const char *key)
 {

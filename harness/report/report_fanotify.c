@@ -8,7 +8,7 @@
  */
 #include <jansson.h>
 #include <string.h>
-#include "report/report_html.h"
+#include "report/report_int.h"
 
 const char *fb_fanotify_flag(const struct fb_case *c)
 {

@@ -7,41 +7,9 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report/report_html.h"
+#include "html.h"
+#include "report/report_int.h"
 #include "util.h"
-
-const char fb_html_css[] =
-	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}"
-	"table{border-collapse:collapse;margin:.5em 0}"
-	"th,td{border:1px solid #bbb;padding:2px 6px;text-align:left;"
-	"vertical-align:top}"
-	"th{background:#f0f0f0}"
-	"pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;"
-	"overflow-x:auto;white-space:pre-wrap}"
-	"a.k{display:block;margin:1px 0;padding:1px 4px;color:#000;"
-	"text-decoration:none;white-space:nowrap}"
-	".safe{background:#b9e4b9}.silent{background:#e4e4e4}"
-	".weak{background:#ffd98a}.unsafe{background:#f49a9a}"
-	".infra{background:#c9bfe8}.skip{background:#fff;color:#777}"
-	".fail{outline:2px solid #c00;font-weight:bold}"
-	"span.k{padding:1px 4px}"
-	"tr.mismatch td{background:#fde0e0}";
-
-void fb_html_head(FILE *out, const char *title)
-{
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-	      "<meta charset=\"utf-8\">\n<title>", out);
-	fb_xml_puts(out, title);
-	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>",
-		fb_html_css);
-	fb_xml_puts(out, title);
-	fputs("</h1>\n", out);
-}
-
-void fb_html_tail(FILE *out)
-{
-	fputs("</body>\n</html>\n", out);
-}
 
 /* A case as a coloured link (PREFIX leads from the page to the run dir). */
 void fb_html_case_link(FILE *out, const struct fb_case *c, const char *prefix,

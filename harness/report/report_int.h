@@ -7,6 +7,7 @@
 #define FLIPBED_REPORT_INT_H
 
 #include <stdio.h>
+#include "html.h"
 #include "report/report.h"
 #include "util.h"
 
@@ -44,13 +45,11 @@ const char *fb_run_id(const struct fb_run *run);
 /* Counts of each verdict, indexed by enum fb_verdict. */
 void fb_run_totals(const struct fb_run *run, size_t totals[FB_VERDICT__COUNT]);
 
-/* Text for XML/HTML: escapes markup, replaces bytes XML cannot carry with '?'. */
-void fb_xml_puts(FILE *f, const char *s);
-void fb_xml_write(FILE *f, const char *s, size_t len);
-/* Text for a terminal: the same bytes replaced by '?', nothing escaped. */
-void fb_plain_write(FILE *f, const char *s, size_t len);
-/* A relative path as a URL (percent-encoded), then XML-escaped. */
-void fb_url_puts(FILE *f, const char *path);
+/* A case as a coloured link to its page (PREFIX leads from the page to the run dir). */
+void fb_html_case_link(FILE *out, const struct fb_case *c, const char *prefix,
+		       const char *text);
+/* RUN_DIR/<case dir>/index.html (report_page.c) */
+int fb_html_case_page(const struct fb_run *run, const struct fb_case *c);
 
 /* DIR/REL/NAME, malloc'd (REL may be NULL). */
 char *fb_path(const char *dir, const char *rel, const char *name);

@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report/report_html.h"
+#include "report/report_int.h"
 #include "util.h"
 
 struct page {
