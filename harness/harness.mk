@@ -8,6 +8,9 @@
 #   golden/    golden images: one per mkfs + populate recipe, cached
 #   judge/     the checks after a case: e2fsck, the data manifest, the
 #              durable files, the undetected cause (judge/judge.mk)
+#   witness/   the host side of the guest's witnesses, each with its part
+#              of the reports: fserror (FAN_FS_ERROR), bioread (the block
+#              layer's reads) (witness/witness.mk)
 #   run/       one case (runcase.c), the workers of `flipbed run`/`matrix`
 #              (run.c), `flipbed image`
 #   classify/  console transcript -> outcome; klog.c, what each kernel
@@ -26,7 +29,6 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_im
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
 	golden/golden.c \
 	run/target.c run/runcase.c run/batch.c run/run.c run/image_cmd.c \
-	run/fserror.c run/bioread.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
 	campaign/campaign_min.c)
@@ -44,6 +46,7 @@ include harness/judge/judge.mk
 include harness/crash/crash.mk
 include harness/bisect/bisect.mk
 include harness/report/report.mk
+include harness/witness/witness.mk
 include harness/tests/fuzz/fuzz.mk
 
 # The kernel registry flipbed carries (kernels.c): kernel/kernels.ini as a
@@ -78,38 +81,6 @@ TESTS += harness/tests/walk-xattr.sh
 # per boot over the ci matrix
 TESTS += harness/tests/batch-kill.sh harness/tests/batch-sync.sh harness/tests/batch-agree.sh
 BENCHES += bench-boot bench-matrix bench-campaign
-
-# The fanotify witness: the host's parsing of the agent's fserror lines and
-# the agreement with the classifier (run/fserror.c), the agent's decoding of
-# fanotify events and its bound (guest/fserror.c, with a stand-in channel),
-# and how the reports show them (report/report_fanotify.c).
-TESTS += $(B)/tests/bin/test-fserror harness/tests/fserror-boot.sh
-FSERROR_TEST_OBJS := $(B)/obj/harness/run/fserror.o $(B)/obj/guest/steps.o \
-	$(B)/obj/guest/fserror.o
-$(B)/tests/bin/test-fserror: harness/tests/test-fserror.c $(FSERROR_TEST_OBJS) \
-		$(REPORT_LIB) $(REPORT_DEPS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness -I. $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
-		-o $@ $< $(FSERROR_TEST_OBJS) $(REPORT_LIB) $(REPORT_DEPS) -pthread \
-		$(REPORT_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
-
--include $(B)/tests/bin/test-fserror.d
-
-# The read-ahead witness: the agent's "watch" argument and its reading of
-# block_bio_queue trace lines (guest/bioread.c, with a stand-in channel),
-# the host's parsing of its bioread lines and the case record
-# (run/bioread.c); the cause it decides is test-undetected's.
-TESTS += $(B)/tests/bin/test-bioread
-BIOREAD_TEST_OBJS := $(B)/obj/harness/run/bioread.o $(B)/obj/harness/util.o \
-	$(B)/obj/guest/steps.o \
-	$(B)/obj/guest/bioread.o
-$(B)/tests/bin/test-bioread: harness/tests/test-bioread.c $(BIOREAD_TEST_OBJS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness -I. $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
-		-o $@ $< $(BIOREAD_TEST_OBJS) \
-		$(shell $(PKG_CONFIG) --libs cmocka jansson)
-
--include $(B)/tests/bin/test-bioread.d
 
 # flipbed campaign (findings keep their image as compressed qcow2: qemu-img)
 # and show --inspect (guestfish boots a libguestfs appliance on the

@@ -31,7 +31,7 @@ bool fb_fault_was_read(const json_t *target, const json_t *faults, const json_t 
  * (type, reseal, offset, path), BREAKS_CSUM whether the change breaks a
  * checksum a kernel verifies (target.h), STEPS the case's step results
  * (text, result; may be NULL), BIO_READS the case record's "bio_reads"
- * (the guest's reads of the target, run/bioread.h; may be NULL). Order:
+ * (the guest's reads of the target, witness/bioread.h; may be NULL). Order:
  * what the witness saw first (never-read, overwritten-before-read: nothing
  * could have detected it), then what the object is (data-block,
  * redundant-copy-unused), then what the fault did (no-change, stale,

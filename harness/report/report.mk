@@ -10,7 +10,7 @@
 #                harness/tests/report-iron.sh (the IRON table's golden)
 
 REPORT_SRCS := $(addprefix harness/report/,report.c report_case.c \
-	report_bioread.c report_cmds.c report_diff.c report_dmesg.c report_fanotify.c report_html.c \
+	report_cmds.c report_diff.c report_dmesg.c report_html.c \
 	report_junit.c report_ktap.c report_load.c report_loose.c report_md.c \
 	report_merge.c report_page.c report_show.c report_campaign.c \
 	report_table.c report_util.c report_explain.c report_iron.c)
@@ -18,7 +18,7 @@ REPORT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(REPORT_SRCS))
 REPORT_LIB := $(B)/obj/harness/libfbreport.a
 # What a program linking the library alone needs besides it.
 REPORT_DEPS := $(addprefix $(B)/obj/harness/,util.o outcome.o kernels.o kernel_image.o \
-	html.o classify/klog.o)
+	html.o classify/klog.o witness/fserror_report.o witness/bioread_report.o)
 REPORT_LIBS = $(shell $(PKG_CONFIG) --libs jansson)
 
 ALL += $(REPORT_LIB)

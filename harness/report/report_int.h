@@ -100,19 +100,4 @@ int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv);
 /* The JSON value at a dotted path of the record, or NULL. */
 struct json_t *fb_case_get(const struct fb_case *c, const char *path);
 
-/*
- * The fanotify witness of a case (report_fanotify.c): "agrees",
- * "DISAGREES", "not compared", or NULL when the record has no "fanotify";
- * its section of the case page and of `flipbed show`; the cases whose
- * witness disagrees, for summary.md.
- */
-const char *fb_fanotify_flag(const struct fb_case *c);
-void fb_fanotify_page(FILE *out, const struct fb_case *c);
-void fb_fanotify_show(FILE *out, const struct fb_case *c);
-void fb_fanotify_summary(const struct fb_run *run, FILE *out);
-
-/* report_bioread.c: the read-ahead witness ("bio_reads") of one case. */
-void fb_bioread_page(FILE *out, const struct fb_case *c);
-void fb_bioread_show(FILE *out, const struct fb_case *c);
-
 #endif

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <string.h>
 #include "report/report_int.h"
+#include "witness/fserror.h"
 
 static const char *info_str(const struct fb_run *run, const char *key)
 {
@@ -164,6 +165,15 @@ static void print_list(const struct fb_run *run, enum fb_verdict v,
 	}
 }
 
+/* The cases whose fserror witness disagrees with the kernel log, if any. */
+static void print_fserror(const struct fb_run *run, FILE *out)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < run->n; i++)
+		fb_fserror_summary(out, run->cases[i].rec, run->cases[i].name, &any);
+}
+
 int fb_report_summary(const struct fb_run *run, FILE *out)
 {
 	struct fb_table t;
@@ -177,7 +187,7 @@ int fb_report_summary(const struct fb_run *run, FILE *out)
 		print_list(run, FB_VERDICT_FAIL, "Failures", out);
 		print_list(run, FB_VERDICT_INFRA, "Infra errors", out);
 		print_list(run, FB_VERDICT_SKIP, "Skipped", out);
-		fb_fanotify_summary(run, out);
+		print_fserror(run, out);
 	}
 	fb_table_free(&t);
 	return ret;

@@ -9,6 +9,8 @@
 #include <string.h>
 #include "report/report_int.h"
 #include "util.h"
+#include "witness/bioread.h"
+#include "witness/fserror.h"
 
 struct page {
 	FILE *out;
@@ -265,8 +267,8 @@ static void write_page(const struct page *p)
 	}
 	section_dmesg(p);
 	section_outcome(p);
-	fb_fanotify_page(p->out, p->c);
-	fb_bioread_page(p->out, p->c);
+	fb_fserror_page(p->out, p->c->rec);
+	fb_bioread_page(p->out, p->c->rec);
 	section_case(p);
 	section_steps(p);
 	section_files(p);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "report/report_int.h"
+#include "witness/bioread.h"
+#include "witness/fserror.h"
 
 static void put_value(FILE *out, json_t *v)
 {
@@ -128,8 +130,8 @@ static void show_outcome(const struct fb_case *c, FILE *out)
 	if ((s = fb_case_str(c, "outcome.infra")) && *s)
 		fprintf(out, "  infra: %s\n", s);
 	show_attrib(c, out);
-	fb_fanotify_show(out, c);
-	fb_bioread_show(out, c);
+	fb_fserror_show(out, c->rec);
+	fb_bioread_show(out, c->rec);
 	show_array(out, "mismatch", fb_case_get(c, "mismatch"));
 }
 

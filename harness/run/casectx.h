@@ -18,8 +18,8 @@
 #include "classify/classify.h"
 #include "guest/steps.h"
 #include "outcome.h"
-#include "run/bioread.h"
-#include "run/fserror.h"
+#include "witness/bioread.h"
+#include "witness/fserror.h"
 #include "run/runcase.h"
 #include "run/target.h"
 
@@ -47,9 +47,9 @@ struct casectx {
 	long long *step_ns;		/* when each step's result line came (CLOCK_MONOTONIC), 0 before */
 	json_t *faults, *witness;	/* faults.jsonl's records, read once (load_faults) */
 	bool saw_baddata;
-	struct fb_fserror fse;		/* the guest's fanotify lines (run/fserror.h) */
+	struct fb_fserror fse;		/* the guest's fserror lines (witness/fserror.h) */
 	char watch[48];			/* the target's "OFFSET LENGTH", sent as "watch", or "" */
-	struct fb_bioread br;		/* the guest's reads of those bytes (run/bioread.h) */
+	struct fb_bioread br;		/* the guest's reads of those bytes (witness/bioread.h) */
 	json_t *bio_reads;		/* their "bio_reads" record, made once the boot ended */
 	char infra[512];
 	struct fb_expect expect;

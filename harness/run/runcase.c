@@ -26,7 +26,7 @@
 #include "classify/split.h"
 #include "flipbed-ext4.h"
 #include "guest/steps.h"
-#include "run/fserror.h"
+#include "witness/fserror.h"
 #include "judge/manifest.h"
 #include "judge/durable.h"
 #include "boot/nbd.h"
@@ -795,7 +795,7 @@ static void add_errors_option(struct casectx *x)
 
 /*
  * The target's bytes, for the agent's bio witness ("watch OFFSET LENGTH",
- * run/bioread.h): every case whose target has a place on the disk, unless
+ * witness/bioread.h): every case whose target has a place on the disk, unless
  * FLIPBED_BIOREAD=0 (the benchmark's run without it).
  */
 static void set_watch(struct casectx *x)

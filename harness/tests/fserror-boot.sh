@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# fanotify, the second witness of ext4's error reports (guest/fserror.c,
-# harness/run/fserror.c). /d/small's inode checksum is zeroed at rest; the
+# fserror (fanotify), the second witness of ext4's error reports (guest/fserror.c,
+# harness/witness/fserror.c). /d/small's inode checksum is zeroed at rest; the
 # guest mounts and stats it. On a kernel with CONFIG_FANOTIFY the agent must
 # send "fserror-watch /mnt" and "fserror EBADMSG INO 1" with /d/small's inode,
 # and nothing but the watch on the same image without the fault. On a kernel

@@ -5,7 +5,7 @@
  * channel replaced by a stand-in), the host's parsing of the agent's
  * bioread lines (bounded, every malformed form refused and counted), the
  * step a fault fired in and the case record's "bio_reads"
- * (harness/run/bioread.c).
+ * (harness/witness/bioread.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,7 +18,7 @@
 #include <jansson.h>
 
 #include "guest/agent.h"
-#include "run/bioread.h"
+#include "witness/bioread.h"
 
 /* ---- the agent's surroundings, replaced ---- */
 

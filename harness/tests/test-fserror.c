@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the fanotify witness: the agent's decoding of fanotify
+ * Unit tests of the fserror witness: the agent's decoding of fanotify
  * events and its bound of FSERROR_MAX lines (guest/fserror.c, its
  * channel replaced by a list of lines), the host's parsing of those lines
  * (bounded, every malformed form refused and counted), the agreement with
  * the classifier's outcome, the case record, and how the reports show it
- * (harness/run/fserror.c, harness/report/report_fanotify.c).
+ * (harness/witness/fserror.c, harness/witness/fserror_report.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,7 +20,7 @@
 
 #include "guest/agent.h"
 #include "report/report_int.h"
-#include "run/fserror.h"
+#include "witness/fserror.h"
 
 /* ---- the agent's channel, replaced: the lines it sent ---- */
 
@@ -408,18 +408,18 @@ static void load(struct fb_run *run, const char *lines)
 	assert_int_equal(fb_run_load(tmpdir, run), 0);
 }
 
-#define REC(name, fanotify) \
+#define REC(name, fserror) \
 	"{\"case\": \"" name "\", \"verdict\": \"pass\", \"outcome\": " \
 	"{\"detect\": \"csum\", \"reaction\": \"remount-ro\", \"fsck\": " \
-	"\"repaired\", \"data\": \"intact\"}" fanotify "}\n"
+	"\"repaired\", \"data\": \"intact\"}" fserror "}\n"
 
-static char *captured(void (*fn)(FILE *, const struct fb_case *), const struct fb_case *c)
+static char *captured(void (*fn)(FILE *, const json_t *), const json_t *rec)
 {
 	char *s = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 
-	fn(f, c);
+	fn(f, rec);
 	fclose(f);
 	return s;
 }
@@ -429,6 +429,7 @@ static void test_reports(void **state)
 	struct fb_run run;
 	char *s = NULL;
 	size_t len = 0;
+	bool any = false;
 	FILE *f;
 
 	assert_non_null(mkdtemp(tmpdir));
@@ -445,35 +446,36 @@ static void test_reports(void **state)
 		       "(fanotify_init ENOSYS)\"}")
 		   REC("d", ""));
 	assert_int_equal(run.n, 4);
-	assert_string_equal(fb_fanotify_flag(&run.cases[0]), "DISAGREES");
-	assert_string_equal(fb_fanotify_flag(&run.cases[1]), "agrees");
-	assert_string_equal(fb_fanotify_flag(&run.cases[2]), "not compared");
-	assert_null(fb_fanotify_flag(&run.cases[3]));
+	assert_string_equal(fb_fserror_flag(run.cases[0].rec), "DISAGREES");
+	assert_string_equal(fb_fserror_flag(run.cases[1].rec), "agrees");
+	assert_string_equal(fb_fserror_flag(run.cases[2].rec), "not compared");
+	assert_null(fb_fserror_flag(run.cases[3].rec));
 
-	s = captured(fb_fanotify_show, &run.cases[0]);
+	s = captured(fb_fserror_show, run.cases[0].rec);
 	assert_string_equal(s, "  fanotify  DISAGREES: available; detect csum, 0 FAN_FS_ERROR "
 			    "events\n");
 	free(s);
-	s = captured(fb_fanotify_show, &run.cases[1]);
+	s = captured(fb_fserror_show, run.cases[1].rec);
 	assert_string_equal(s, "  fanotify  agrees: available; detect csum, 3 FAN_FS_ERROR "
 			    "events\n    EBADMSG ino 12 x1\n"
 			    "    2 more events not recorded, 1 malformed lines refused\n");
 	free(s);
-	s = captured(fb_fanotify_show, &run.cases[2]);
+	s = captured(fb_fserror_show, run.cases[2].rec);
 	assert_string_equal(s, "  fanotify  not compared: unavailable (fanotify_init ENOSYS)\n");
 	free(s);
-	s = captured(fb_fanotify_show, &run.cases[3]);
+	s = captured(fb_fserror_show, run.cases[3].rec);
 	assert_string_equal(s, "");
 	free(s);
-	s = captured(fb_fanotify_page, &run.cases[0]);
+	s = captured(fb_fserror_page, run.cases[0].rec);
 	assert_non_null(strstr(s, "<span class=\"k unsafe fail\">DISAGREES</span>"));
 	free(s);
-	s = captured(fb_fanotify_page, &run.cases[3]);
+	s = captured(fb_fserror_page, run.cases[3].rec);
 	assert_string_equal(s, "");
 	free(s);
 
 	f = open_memstream(&s, &len);
-	fb_fanotify_summary(&run, f);
+	for (size_t i = 0; i < run.n; i++)
+		fb_fserror_summary(f, run.cases[i].rec, run.cases[i].name, &any);
 	fclose(f);
 	assert_string_equal(s, "\n## fanotify disagrees with the kernel log\n\n"
 			    "- `a`: detect csum, 0 FAN_FS_ERROR events\n");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The fanotify witness on the host side (fserror.h): the agent's fserror
+ * The fserror witness on the host side (fserror.h): the agent's fserror
  * lines in, the case record's "fanotify" object and "fanotify_agrees" out.
  */
 #include <jansson.h>
@@ -9,7 +9,7 @@
 
 #include "guest/steps.h"
 #include "util.h"
-#include "run/fserror.h"
+#include "witness/fserror.h"
 
 static bool starts(const char *s, const char *prefix)
 {

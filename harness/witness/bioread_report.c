@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * The read-ahead witness in the reports: how the guest's block layer read
- * the target's bytes ("bio_reads" of a case record, harness/RESULTS.md),
- * one line per read bio with its flags and the step it was submitted in,
- * on the case page and in `flipbed show`. A record without "bio_reads"
- * (older runs, cases without a target on the disk) shows nothing.
+ * The bioread witness in the reports (bioread.h): how the guest's block
+ * layer read the target's bytes ("bio_reads" of a case record,
+ * harness/RESULTS.md), one line per read bio with its flags and the step
+ * it was submitted in, on the case page and in `flipbed show`. A record
+ * without "bio_reads" (older runs, cases without a target on the disk)
+ * shows nothing.
  */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "report/report_int.h"
+#include "html.h"
+#include "witness/bioread.h"
 
 static long long int_of(const json_t *o, const char *key)
 {
@@ -35,12 +37,12 @@ static void headline(const json_t *b, char *buf, size_t len)
 }
 
 /* One bio: "RA sectors 128+128 (bytes 65536..131071), step 5 walk /". */
-static void bio_text(const struct fb_case *c, const json_t *bio, char *buf, size_t len)
+static void bio_text(const json_t *rec, const json_t *bio, char *buf, size_t len)
 {
 	const char *rwbs = json_string_value(json_object_get(bio, "rwbs"));
 	long long s = int_of(bio, "sector"), n = int_of(bio, "sectors"), step = int_of(bio, "step");
 	const char *text = NULL;
-	json_t *steps = fb_case_get(c, "steps"), *st;
+	json_t *steps = json_object_get(rec, "steps"), *st;
 	size_t i;
 
 	json_array_foreach(steps, i, st)
@@ -51,9 +53,9 @@ static void bio_text(const struct fb_case *c, const json_t *bio, char *buf, size
 		 text ? " (" : "", text ? text : "", text ? ")" : "");
 }
 
-void fb_bioread_page(FILE *out, const struct fb_case *c)
+void fb_bioread_page(FILE *out, const json_t *rec)
 {
-	json_t *b = fb_case_get(c, "bio_reads"), *bio;
+	json_t *b = json_object_get(rec, "bio_reads"), *bio;
 	char buf[256];
 	size_t i;
 
@@ -67,16 +69,16 @@ void fb_bioread_page(FILE *out, const struct fb_case *c)
 		return;
 	fputs("<pre>", out);
 	json_array_foreach(json_object_get(b, "bios"), i, bio) {
-		bio_text(c, bio, buf, sizeof(buf));
+		bio_text(rec, bio, buf, sizeof(buf));
 		fb_xml_puts(out, buf);
 		fputc('\n', out);
 	}
 	fputs("</pre>\n", out);
 }
 
-void fb_bioread_show(FILE *out, const struct fb_case *c)
+void fb_bioread_show(FILE *out, const json_t *rec)
 {
-	json_t *b = fb_case_get(c, "bio_reads"), *bio;
+	json_t *b = json_object_get(rec, "bio_reads"), *bio;
 	char buf[256];
 	size_t i;
 
@@ -85,7 +87,7 @@ void fb_bioread_show(FILE *out, const struct fb_case *c)
 	headline(b, buf, sizeof(buf));
 	fprintf(out, "  bio reads %s\n", buf);
 	json_array_foreach(json_object_get(b, "bios"), i, bio) {
-		bio_text(c, bio, buf, sizeof(buf));
+		bio_text(rec, bio, buf, sizeof(buf));
 		fprintf(out, "    %s\n", buf);
 	}
 }

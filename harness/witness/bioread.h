@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guest's witness of how the kernel read the target's bytes: the agent
- * (guest/bioread.c) traces block:block_bio_queue on the case's disk
- * and sends each read bio that overlaps the target ("watch OFFSET LENGTH",
- * sent by the host) with its flags. This part reads those lines (each
- * checked and bounded: the guest is hostile input) into the "bio_reads"
- * object of case.json, which the undetected cause read-ahead is decided
- * from (undetected.h; harness/RESULTS.md, "The read-ahead witness").
+ * bioread, the guest's witness of how the kernel read the target's bytes
+ * (the read-ahead witness): the agent (guest/bioread.c) traces
+ * block:block_bio_queue on the case's disk and sends each read bio that
+ * overlaps the target ("watch OFFSET LENGTH", sent by the host) with its
+ * flags. bioread.c reads those lines (each checked and bounded: the guest
+ * is hostile input) into the "bio_reads" object of case.json, which the
+ * undetected cause read-ahead is decided from (judge/undetected.h;
+ * harness/RESULTS.md, "The read-ahead witness"); bioread_report.c shows
+ * that object in the reports.
  */
 #ifndef FLIPBED_BIOREAD_H
 #define FLIPBED_BIOREAD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct json_t;
 
@@ -72,5 +75,13 @@ unsigned fb_bioread_fault_step(long long fault_ns, const long long *step_ns, int
  * reads of earlier steps saw the bytes before the fault changed them.
  */
 struct json_t *fb_bioread_json(const struct fb_bioread *b, bool watched, unsigned fault_step);
+
+/*
+ * The witness of the case record REC on its page (HTML) and in `flipbed
+ * show`: its state, then one line per read bio. Nothing when REC has no
+ * "bio_reads".
+ */
+void fb_bioread_page(FILE *out, const struct json_t *rec);
+void fb_bioread_show(FILE *out, const struct json_t *rec);
 
 #endif

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "util.h"
-#include "run/bioread.h"
+#include "witness/bioread.h"
 
 static bool starts(const char *s, const char *prefix)
 {

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fanotify, the second witness of ext4's error reports: the guest agent
- * (guest/fserror.c) watches the filesystem under test for
- * FAN_FS_ERROR and sends each event as an "fserror" line. This part reads
+ * fserror, the second witness of ext4's error reports: the guest agent
+ * (guest/fserror.c) watches the filesystem under test with fanotify for
+ * FAN_FS_ERROR and sends each event as an "fserror" line. fserror.c reads
  * those lines (each checked and bounded: the guest is hostile input),
  * compares them with what the classifier found in the kernel log, and
  * writes the "fanotify" object and the "fanotify_agrees" flag of case.json
- * (harness/RESULTS.md, "The fanotify witness").
+ * (harness/RESULTS.md, "The fanotify witness"); fserror_report.c shows
+ * them in the reports.
  */
 #ifndef FLIPBED_FSERROR_H
 #define FLIPBED_FSERROR_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "outcome.h"
 
@@ -77,5 +79,18 @@ int fb_fserror_agrees(const struct fb_fserror *f, const struct fb_outcome *out,
 /* Set "fanotify" and "fanotify_agrees" on the case record REC. */
 void fb_fserror_record(struct json_t *rec, const struct fb_fserror *f,
 		       const struct fb_outcome *out, enum fb_verdict v);
+
+/*
+ * The witness of the case record REC in the reports: "agrees",
+ * "DISAGREES", "not compared", or NULL when REC has no "fanotify"; its
+ * section of the case page and of `flipbed show` (nothing without
+ * "fanotify"); and summary.md's list of the cases whose witness disagrees,
+ * called for each case in turn: a line for REC (named NAME) when it
+ * disagrees, after the list's heading when *ANY is false (then set).
+ */
+const char *fb_fserror_flag(const struct json_t *rec);
+void fb_fserror_page(FILE *out, const struct json_t *rec);
+void fb_fserror_show(FILE *out, const struct json_t *rec);
+void fb_fserror_summary(FILE *out, const struct json_t *rec, const char *name, bool *any);
 
 #endif

@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
- * The fanotify witness in the reports: whether the guest's FAN_FS_ERROR
- * events agree with the kernel log ("fanotify", "fanotify_agrees" of a
- * case record; harness/RESULTS.md). The case page and `flipbed show` show
- * the flag, the agreement and the events; summary.md lists the cases whose
- * witness disagrees. A record without "fanotify" (older runs) shows nothing.
+ * The fserror witness in the reports (fserror.h): whether the guest's
+ * FAN_FS_ERROR events agree with the kernel log ("fanotify",
+ * "fanotify_agrees" of a case record; harness/RESULTS.md). The case page
+ * and `flipbed show` show the flag, the agreement and the events;
+ * summary.md lists the cases whose witness disagrees. A record without
+ * "fanotify" (older runs) shows nothing.
  */
 #include <jansson.h>
 #include <string.h>
-#include "report/report_int.h"
 
-const char *fb_fanotify_flag(const struct fb_case *c)
+#include "html.h"
+#include "witness/fserror.h"
+
+const char *fb_fserror_flag(const json_t *rec)
 {
-	json_t *a = fb_case_get(c, "fanotify_agrees");
+	json_t *a = json_object_get(rec, "fanotify_agrees");
 
-	if (!fb_case_get(c, "fanotify"))
+	if (!json_object_get(rec, "fanotify"))
 		return NULL;
 	return json_is_true(a) ? "agrees" : json_is_false(a) ? "DISAGREES" : "not compared";
 }
@@ -58,10 +61,10 @@ static long long count_of(json_t *f, const char *key)
 	return (long long)json_integer_value(json_object_get(f, key));
 }
 
-void fb_fanotify_page(FILE *out, const struct fb_case *c)
+void fb_fserror_page(FILE *out, const json_t *rec)
 {
-	const char *flag = fb_fanotify_flag(c);
-	json_t *f = fb_case_get(c, "fanotify"), *events, *e;
+	const char *flag = fb_fserror_flag(rec);
+	json_t *f = json_object_get(rec, "fanotify"), *events, *e;
 	const char *why;
 	char buf[160];
 	size_t i;
@@ -95,10 +98,10 @@ void fb_fanotify_page(FILE *out, const struct fb_case *c)
 			count_of(f, "dropped"), count_of(f, "malformed"));
 }
 
-void fb_fanotify_show(FILE *out, const struct fb_case *c)
+void fb_fserror_show(FILE *out, const json_t *rec)
 {
-	const char *flag = fb_fanotify_flag(c);
-	json_t *f = fb_case_get(c, "fanotify"), *events, *e;
+	const char *flag = fb_fserror_flag(rec);
+	json_t *f = json_object_get(rec, "fanotify"), *events, *e;
 	const char *why;
 	char buf[160];
 	size_t i;
@@ -118,20 +121,16 @@ void fb_fanotify_show(FILE *out, const struct fb_case *c)
 			count_of(f, "dropped"), count_of(f, "malformed"));
 }
 
-void fb_fanotify_summary(const struct fb_run *run, FILE *out)
+void fb_fserror_summary(FILE *out, const json_t *rec, const char *name, bool *any)
 {
-	bool any = false;
+	const char *flag = fb_fserror_flag(rec);
+	const char *why = json_string_value(json_object_get(json_object_get(rec, "fanotify"),
+							   "agreement"));
 
-	for (size_t i = 0; i < run->n; i++) {
-		const struct fb_case *c = &run->cases[i];
-		const char *flag = fb_fanotify_flag(c);
-		const char *why = fb_case_str(c, "fanotify.agreement");
-
-		if (!flag || strcmp(flag, "DISAGREES"))
-			continue;
-		if (!any)
-			fputs("\n## fanotify disagrees with the kernel log\n\n", out);
-		any = true;
-		fprintf(out, "- `%s`: %s\n", c->name, why ? why : "");
-	}
+	if (!flag || strcmp(flag, "DISAGREES"))
+		return;
+	if (!*any)
+		fputs("\n## fanotify disagrees with the kernel log\n\n", out);
+	*any = true;
+	fprintf(out, "- `%s`: %s\n", name, why ? why : "");
 }
