@@ -17,9 +17,9 @@ enum {
 };
 
 int cmd_boot(int argc, char **argv);		/* boot/boot.c */
-int cmd_run(int argc, char **argv);		/* run/run.c */
-int cmd_matrix(int argc, char **argv);		/* run/run.c */
-int cmd_image(int argc, char **argv);		/* run/image_cmd.c */
+int cmd_run(int argc, char **argv);		/* cmd/run_cmd.c */
+int cmd_matrix(int argc, char **argv);		/* cmd/run_cmd.c */
+int cmd_image(int argc, char **argv);		/* cmd/image_cmd.c */
 int cmd_campaign(int argc, char **argv);	/* campaign/campaign.c */
 int cmd_crash(int argc, char **argv);		/* crash/crash.c */
 int cmd_bisect(int argc, char **argv);		/* bisect/bisect.c */

@@ -11,8 +11,10 @@
 #   witness/   the host side of the guest's witnesses, each with its part
 #              of the reports: fserror (FAN_FS_ERROR), bioread (the block
 #              layer's reads) (witness/witness.mk)
-#   run/       one case (runcase.c), the workers of `flipbed run`/`matrix`
-#              (run.c), `flipbed image`
+#   run/       the case engine: one case (runcase.c), many in one boot
+#              (batch.c), the workers, progress and the run directory (run.c)
+#   cmd/       the arguments of `flipbed run`/`matrix` (run_cmd.c) and
+#              `flipbed image` (image_cmd.c), which hand their cases to run/
 #   classify/  console transcript -> outcome; klog.c, what each kernel
 #              message means (classify/classify.mk)
 #   report/    the results library and report/show/diff/merge (report/report.mk)
@@ -28,7 +30,8 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_im
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
 	golden/golden.c \
-	run/target.c run/runcase.c run/batch.c run/run.c run/image_cmd.c \
+	run/target.c run/runcase.c run/batch.c run/run.c \
+	cmd/run_cmd.c cmd/image_cmd.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
 	campaign/campaign_min.c)

@@ -2,8 +2,9 @@
 /*
  * Running a list of cases: golden images, a worker per case (at most
  * `jobs` at a time), progress, cases.jsonl and the reports. `flipbed run`
- * and `flipbed matrix` build the list from scenario files and matrices;
- * other commands (a campaign) can build their own and run it the same way.
+ * and `flipbed matrix` build the list from scenario files and matrices
+ * (cmd/run_cmd.c); other commands (a campaign, and `flipbed image`
+ * through it) build their own and run it the same way.
  */
 #ifndef FLIPBED_RUN_H
 #define FLIPBED_RUN_H

@@ -20,7 +20,7 @@ steps() {
 
 "$FLIPBED" run "$top/scenarios/inline/sizes.scn" --kernel stock --list --verbose |
 	grep -q '^\[workload\]$' ||
-	skip "flipbed run --list --verbose does not print the expanded scenario (harness/run/run.c)"
+	skip "flipbed run --list --verbose does not print the expanded scenario (harness/cmd/run_cmd.c)"
 
 while read -r file fixture n sum; do
 	got=$(steps "$file" "$fixture")
