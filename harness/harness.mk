@@ -4,7 +4,8 @@
 #   boot/      children that never outlive flipbed (proc.c), nbdkit and its
 #              control socket (nbd.c), one QEMU boot with the guest agent
 #              (vm.c), and `flipbed boot` (boot.c)
-#   scenario/  scenario files (libinih), the step vocabulary, matrices
+#   scenario/  scenario files (libinih), their ${EXPR} (expr.c), the step
+#              vocabulary, matrices
 #   golden/    golden images: one per mkfs + populate recipe, cached
 #   judge/     the checks after a case: e2fsck, the data manifest, the
 #              durable files, the undetected cause (judge/judge.mk)
@@ -28,7 +29,7 @@
 
 HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c paths.c options.c html.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
-	scenario/scenario.c scenario/matrix.c scenario/vocab.c \
+	scenario/scenario.c scenario/expr.c scenario/matrix.c scenario/vocab.c \
 	golden/golden.c \
 	run/target.c run/runcase.c run/batch.c run/run.c \
 	cmd/run_cmd.c cmd/image_cmd.c \

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "outcome.h"
+#include "scenario/expr.h"
 #include "scenario/scenario.h"
 #include "util.h"
 #include "scenario/vocab.h"
@@ -207,21 +208,11 @@ int fb_scenario_read(const char *file, struct fb_entry **ret_entries, int *ret_n
 
 /* ---- validation ---- */
 
-/* A [vars] variable: defined once, replaced by "vars.NAME=VALUE" overrides. */
-struct var {
-	char *name;
-	long long value;
-	const char *origin;
-	int line;
-	bool broken;		/* its definition was refused: uses say nothing more */
-};
-
 struct ctx {
 	struct fb_scenario *scn;
 	int errors;
 	bool seen_populate_index;
-	struct var *vars;
-	int nvars;
+	struct fb_vars vars;
 	char *fixture_path;	/* the origin of the fixture's lines */
 	struct fb_entry *fix;	/* the fixture's lines, applied before the file's */
 	int nfix;
@@ -338,167 +329,7 @@ static bool parse_bool(const char *s, bool *ret)
 	return true;
 }
 
-/* ---- variables and ${EXPR} ---- */
-
-#define EXPR_ACCEPTED "decimal numbers and variables joined by +, - and *, with parentheses"
-
-/* One expression being evaluated: P moves from the text's start to END. */
-struct eval {
-	const struct ctx *c;
-	const char *p, *end;
-	char why[256];
-	bool quiet;		/* failed on a broken variable, already reported */
-};
-
-__attribute__((format(printf, 2, 3)))
-static bool eval_fail(struct eval *v, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(v->why, sizeof(v->why), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-static struct var *var_find(const struct ctx *c, const char *name, size_t len)
-{
-	for (int i = 0; i < c->nvars; i++)
-		if (strlen(c->vars[i].name) == len && !strncmp(c->vars[i].name, name, len))
-			return &c->vars[i];
-	return NULL;
-}
-
-/* "cluster, limit", or a hint where variables come from when there is none. */
-static void var_names(const struct ctx *c, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < c->nvars && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s%s", i ? ", " : "", c->vars[i].name);
-	if (!c->nvars)
-		snprintf(buf, len, "none (a variable is defined in [vars] of the scenario or its fixture)");
-}
-
-static void eval_space(struct eval *v)
-{
-	while (v->p < v->end && isspace((unsigned char)*v->p))
-		v->p++;
-}
-
-static bool eval_sum(struct eval *v, long long *ret);
-
-/* A decimal number, a variable, or a sum in parentheses. */
-static bool eval_atom(struct eval *v, long long *ret)
-{
-	const char *s;
-
-	eval_space(v);
-	s = v->p;
-	if (s < v->end && *s == '(') {
-		v->p++;
-		if (!eval_sum(v, ret))
-			return false;
-		eval_space(v);
-		if (v->p == v->end || *v->p != ')')
-			return eval_fail(v, "'(' without ')'");
-		v->p++;
-		return true;
-	}
-	if (s < v->end && isdigit((unsigned char)*s)) {
-		*ret = 0;
-		for (; v->p < v->end && isdigit((unsigned char)*v->p); v->p++)
-			if (__builtin_mul_overflow(*ret, 10, ret) ||
-			    __builtin_add_overflow(*ret, *v->p - '0', ret))
-				return eval_fail(v, "the number %.*s overflows a 64-bit integer",
-						 (int)strspn(s, "0123456789"), s);
-		return true;
-	}
-	if (s < v->end && (isalpha((unsigned char)*s) || *s == '_')) {
-		const struct var *x;
-		char names[512];
-
-		while (v->p < v->end && (isalnum((unsigned char)*v->p) || *v->p == '_'))
-			v->p++;
-		x = var_find(v->c, s, v->p - s);
-		if (!x) {
-			var_names(v->c, names, sizeof(names));
-			return eval_fail(v, "no variable '%.*s'; defined: %s", (int)(v->p - s), s, names);
-		}
-		if (x->broken) {
-			v->quiet = true;
-			return eval_fail(v, "%s is broken", x->name);
-		}
-		*ret = x->value;
-		return true;
-	}
-	if (s == v->end)
-		return eval_fail(v, "expected a number, a variable or '(' at the end; accepted: " EXPR_ACCEPTED);
-	return eval_fail(v, "expected a number, a variable or '(' at '%.*s'; accepted: " EXPR_ACCEPTED,
-			 (int)(v->end - s), s);
-}
-
-static bool eval_product(struct eval *v, long long *ret)
-{
-	long long r;
-
-	if (!eval_atom(v, ret))
-		return false;
-	for (;;) {
-		eval_space(v);
-		if (v->p == v->end || *v->p != '*')
-			return true;
-		v->p++;
-		if (!eval_atom(v, &r))
-			return false;
-		if (__builtin_mul_overflow(*ret, r, ret))
-			return eval_fail(v, "overflows a 64-bit integer");
-	}
-}
-
-static bool eval_sum(struct eval *v, long long *ret)
-{
-	long long r;
-	char op;
-
-	if (!eval_product(v, ret))
-		return false;
-	for (;;) {
-		eval_space(v);
-		if (v->p == v->end || (*v->p != '+' && *v->p != '-'))
-			return true;
-		op = *v->p++;
-		if (!eval_product(v, &r))
-			return false;
-		if (op == '+' ? __builtin_add_overflow(*ret, r, ret) :
-				__builtin_sub_overflow(*ret, r, ret))
-			return eval_fail(v, "overflows a 64-bit integer");
-	}
-}
-
-/*
- * TEXT (LEN bytes) as an expression over the variables. Its value is a
- * size, an offset or a count, so a negative one is refused; parts of it may
- * be negative (${a-b+c}). False with the reason in WHY.
- */
-static bool eval(const struct ctx *c, const char *text, size_t len, long long *ret,
-		 char *why, size_t whylen, bool *quiet)
-{
-	struct eval v = { .c = c, .p = text, .end = text + len };
-	bool ok = eval_sum(&v, ret);
-
-	eval_space(&v);
-	if (ok && v.p != v.end)
-		ok = eval_fail(&v, "unexpected '%.*s'; accepted: " EXPR_ACCEPTED,
-			       (int)(v.end - v.p), v.p);
-	else if (ok && *ret < 0)
-		ok = eval_fail(&v, "is %lld, negative; a size, offset or count is 0 or more", *ret);
-	snprintf(why, whylen, "%s", v.why);
-	if (quiet)
-		*quiet = v.quiet;
-	return ok;
-}
+/* ---- variables and ${EXPR} (expr.h) ---- */
 
 /*
  * E's value with every ${EXPR} replaced by its decimal value, or NULL after
@@ -518,9 +349,10 @@ static char *substitute(struct ctx *c, const struct fb_entry *e)
 		close = strchr(open + 2, '}');
 		if (!close) {
 			bad(c, e, "%s = %s: '${' without '}'; accepted: ${EXPR} with EXPR %s",
-			    e->key, e->value, EXPR_ACCEPTED);
+			    e->key, e->value, FB_EXPR_ACCEPTED);
 			ok = false;
-		} else if (!eval(c, open + 2, close - open - 2, &v, why, sizeof(why), &quiet)) {
+		} else if (!fb_expr_eval(&c->vars, open + 2, close - open - 2, &v, why, sizeof(why),
+					 &quiet)) {
 			if (!quiet)
 				bad(c, e, "%s = %s: ${%.*s}: %s", e->key, e->value,
 				    (int)(close - open - 2), open + 2, why);
@@ -552,12 +384,12 @@ static bool var_name_valid(const char *s)
  * vars.NAME=EXPR from --set or a matrix axis: a new value for X, given when
  * X is defined, so the variables defined after it see the new value.
  */
-static void override_var(struct ctx *c, const struct fb_entry *e, struct var *x)
+static void override_var(struct ctx *c, const struct fb_entry *e, struct fb_var *x)
 {
 	char why[256];
 	long long v;
 
-	if (!eval(c, e->value, strlen(e->value), &v, why, sizeof(why), NULL)) {
+	if (!fb_expr_eval(&c->vars, e->value, strlen(e->value), &v, why, sizeof(why), NULL)) {
 		bad(c, e, "vars.%s = %s: %s", e->key, e->value, why);
 		x->broken = true;
 		return;
@@ -575,9 +407,9 @@ static void check_var_overrides(struct ctx *c)
 
 	for (int i = 0; i < c->noverrides; i++) {
 		const struct fb_entry *e = &c->overrides[i];
-		if (strcmp(e->section, "vars") || var_find(c, e->key, strlen(e->key)))
+		if (strcmp(e->section, "vars") || fb_var_find(&c->vars, e->key, strlen(e->key)))
 			continue;
-		var_names(c, names, sizeof(names));
+		fb_var_names(&c->vars, names, sizeof(names));
 		bad(c, e, "vars.%s = %s: no variable '%s' to set; defined: %s",
 		    e->key, e->value, e->key, names);
 	}
@@ -586,7 +418,7 @@ static void check_var_overrides(struct ctx *c)
 /* [vars] NAME = EXPR, in the fixture or the scenario: each name once. */
 static void define_var(struct ctx *c, const struct fb_entry *e)
 {
-	struct var *x = var_find(c, e->key, strlen(e->key));
+	struct fb_var *x = fb_var_find(&c->vars, e->key, strlen(e->key));
 	char why[256];
 	long long v = 0;
 	bool ok, quiet;
@@ -601,18 +433,18 @@ static void define_var(struct ctx *c, const struct fb_entry *e)
 		    e->key, e->value, e->key, x->origin, x->line);
 		return;
 	}
-	ok = eval(c, e->value, strlen(e->value), &v, why, sizeof(why), &quiet);
+	ok = fb_expr_eval(&c->vars, e->value, strlen(e->value), &v, why, sizeof(why), &quiet);
 	if (!ok && !quiet)
 		bad(c, e, "[vars] %s = %s: %s", e->key, e->value, why);
 	/* defined even when refused, so its uses are not reported again */
-	c->vars = xrealloc(c->vars, (c->nvars + 1) * sizeof(*c->vars));
-	c->vars[c->nvars++] = (struct var){
+	c->vars.v = xrealloc(c->vars.v, (c->vars.n + 1) * sizeof(*c->vars.v));
+	c->vars.v[c->vars.n++] = (struct fb_var){
 		.name = xstrdup(e->key), .value = v, .origin = e->origin, .line = e->line,
 		.broken = !ok,
 	};
 	for (int i = 0; i < c->noverrides; i++)
 		if (!strcmp(c->overrides[i].section, "vars") && !strcmp(c->overrides[i].key, e->key))
-			override_var(c, &c->overrides[i], &c->vars[c->nvars - 1]);
+			override_var(c, &c->overrides[i], &c->vars.v[c->vars.n - 1]);
 }
 
 /* A size as mkfs.ext4 takes it: digits with an optional K, M or G. */
@@ -1300,9 +1132,9 @@ static void free_entry(struct fb_entry *e)
 
 static void ctx_free(struct ctx *c)
 {
-	for (int i = 0; i < c->nvars; i++)
-		free(c->vars[i].name);
-	free(c->vars);
+	for (int i = 0; i < c->vars.n; i++)
+		free(c->vars.v[i].name);
+	free(c->vars.v);
 	for (int i = 0; i < c->nfix; i++)
 		free_entry(&c->fix[i]);
 	free(c->fix);
