@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "util.h"
 
 static void out_of_memory(void)
@@ -214,4 +216,16 @@ int fb_parse_dec(const char *s, unsigned long long max, unsigned long long *ret)
 	}
 	*ret = v;
 	return 0;
+}
+
+int fb_bad_input(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "flipbed %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_BADINPUT;
 }

@@ -62,4 +62,11 @@ double fb_now(void);
  */
 int fb_parse_dec(const char *s, unsigned long long max, unsigned long long *ret);
 
+/*
+ * Input subcommand CMD refuses: "flipbed CMD: " and the message, one line
+ * on stderr. Returns EXIT_BADINPUT (cmd.h), the status to exit with.
+ */
+__attribute__((format(printf, 2, 3)))
+int fb_bad_input(const char *cmd, const char *fmt, ...);
+
 #endif
