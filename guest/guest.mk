@@ -8,7 +8,6 @@ GUEST_SRCS := $(addprefix guest/,agent.c bioread.c chan.c copy.c fserror.c kmsg.
 GUEST_OBJS := $(patsubst guest/%.c,$(B)/obj/guest/%.o,$(GUEST_SRCS))
 
 ALL += $(B)/guest/initramfs.cpio.gz
-TESTS += $(B)/tests/bin/guest/steps-test
 PACKAGES += gcc libc6-dev binutils gzip
 
 $(B)/obj/guest/%.o: guest/%.c
@@ -32,8 +31,5 @@ $(B)/guest/initramfs.cpio.gz: $(B)/guest/agent $(B)/guest/mkcpio
 	$(B)/guest/mkcpio $(B)/guest/init | gzip -9n > $@.tmp
 	mv $@.tmp $@
 
-$(B)/tests/bin/guest/steps-test: guest/tests/steps-test.c guest/steps.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -o $@ guest/tests/steps-test.c guest/steps.c
-
--include $(B)/tests/bin/guest/steps-test.d
+# The step parser shared with the host (steps.c), on its own.
+$(eval $(call UNIT_TEST,guest/steps-test,guest/tests/steps-test.c guest/steps.c))

@@ -4,31 +4,26 @@
  * accepted, what is refused (with a reason naming what is accepted), and
  * when a result meets a step's expectation.
  */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <cmocka.h>
 
 #include "../steps.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
 
 static void accepts(const char *text, enum step_id id, int argc)
 {
 	struct step s;
 	char why[512] = "";
 
-	CHECK(step_parse(text, &s, why, sizeof(why)) == 0, "'%s' refused: %s", text, why);
-	CHECK(s.id == id, "'%s' parsed as %s", text, step_name(s.id));
-	CHECK(s.argc == argc, "'%s' has %d arguments, expected %d", text, s.argc, argc);
+	if (step_parse(text, &s, why, sizeof(why)) != 0)
+		fail_msg("'%s' refused: %s", text, why);
+	if (s.id != id)
+		fail_msg("'%s' parsed as %s", text, step_name(s.id));
+	if (s.argc != argc)
+		fail_msg("'%s' has %d arguments, expected %d", text, s.argc, argc);
 }
 
 static void refuses(const char *text, const char *reason)
@@ -36,8 +31,10 @@ static void refuses(const char *text, const char *reason)
 	struct step s;
 	char why[512] = "";
 
-	CHECK(step_parse(text, &s, why, sizeof(why)) == -1, "'%s' accepted", text);
-	CHECK(strstr(why, reason), "'%s': reason '%s' lacks '%s'", text, why, reason);
+	if (step_parse(text, &s, why, sizeof(why)) != -1)
+		fail_msg("'%s' accepted", text);
+	if (!strstr(why, reason))
+		fail_msg("'%s': reason '%s' lacks '%s'", text, why, reason);
 }
 
 static void met(const char *text, const char *result, int want)
@@ -45,12 +42,13 @@ static void met(const char *text, const char *result, int want)
 	struct step s;
 	char why[512];
 
-	CHECK(step_parse(text, &s, why, sizeof(why)) == 0, "'%s' refused: %s", text, why);
-	CHECK(step_met(&s, result) == want, "'%s' with result %s: met=%d, expected %d",
-	      text, result, !want, want);
+	if (step_parse(text, &s, why, sizeof(why)) != 0)
+		fail_msg("'%s' refused: %s", text, why);
+	if (step_met(&s, result) != want)
+		fail_msg("'%s' with result %s: met=%d, expected %d", text, result, !want, want);
 }
 
-int main(void)
+static void test_accepted(void **state)
 {
 	accepts("mount", STEP_MOUNT, 0);
 	accepts("mount errors=panic,noload", STEP_MOUNT, 1);
@@ -72,7 +70,10 @@ int main(void)
 	accepts("punch /f 4096 8192", STEP_PUNCH, 3);
 	accepts("inline /d/small", STEP_INLINE, 1);
 	accepts("expect ENODATA inline /big", STEP_INLINE, 1);
+}
 
+static void test_refused(void **state)
+{
 	refuses("", "empty step");
 	refuses("frobnicate /a", "accepted: mount, umount");
 	refuses("write /a", "usage: write P BYTES");
@@ -97,7 +98,10 @@ int main(void)
 	refuses("fallocate /f -1 4096", "a byte count");
 	refuses("pwrite f 0 10", "starting with '/'");
 	refuses("inline", "usage: inline P");
+}
 
+static void test_met(void **state)
+{
 	met("read /a", "ok", 1);
 	met("read /a", "EIO", 0);
 	met("expect EBADMSG read /a", "EBADMSG", 1);
@@ -109,13 +113,22 @@ int main(void)
 	met("expect-erofs /x", "EROFS", 1);
 	met("expect-erofs /x", "ok", 0);
 	met("expect-erofs /x", "EIO", 0);
+}
 
-	CHECK(!strcmp(errname_canon("EROFS"), "EROFS"), "EROFS is not canonical");
-	CHECK(errname_canon("EFOO") == NULL, "EFOO accepted as an errno name");
-	if (failures) {
-		printf("%d checks failed\n", failures);
-		return 1;
-	}
-	printf("ok: step parser\n");
-	return 0;
+static void test_errname(void **state)
+{
+	assert_string_equal(errname_canon("EROFS"), "EROFS");
+	assert_null(errname_canon("EFOO"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_accepted),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_met),
+		cmocka_unit_test(test_errname),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }
