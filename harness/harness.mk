@@ -42,8 +42,11 @@ HARNESS_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(HARNESS_SRCS)) \
 	$(B)/obj/guest/steps.o $(B)/obj/guest/pattern.o
 # -I. for the guest's headers, included as "guest/steps.h".
 HARNESS_CFLAGS = -Iharness -I. -I$(B)/obj/harness $(FBX_CFLAGS) \
-	$(shell $(PKG_CONFIG) --cflags inih jansson)
-HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(shell $(PKG_CONFIG) --libs inih jansson)
+	$(call PKG_CFLAGS,inih jansson)
+HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(call PKG_LIBS,inih jansson)
+# The unit tests of every folder (UNIT_TEST, mk/unit-test.mk, in the
+# folder's fragment) include the harness's headers as the objects do.
+HARNESS_TEST_CFLAGS := -Iharness -I.
 
 include harness/classify/classify.mk
 include harness/judge/judge.mk
@@ -56,7 +59,7 @@ include harness/tests/fuzz/fuzz.mk
 # The kernel registry flipbed carries (kernels.c): kernel/kernels.ini as a
 # C string. What links kernels.o reads it with libinih.
 KERNELS_INI_H := $(B)/obj/harness/kernels_ini.h
-REPORT_LIBS += $(shell $(PKG_CONFIG) --libs inih)
+REPORT_LIBS += $(call PKG_LIBS,inih)
 $(KERNELS_INI_H): kernel/kernels.ini
 	@mkdir -p $(@D)
 	{ echo '/* Made from kernel/kernels.ini by harness/harness.mk. */'; \
@@ -71,19 +74,9 @@ PACKAGES += nbdkit libnbd-bin qemu-system-x86 e2fsprogs procps libinih-dev attr 
 # The shell tests read case records with jq: a record is JSON with sorted
 # keys, so no field has a fixed place in its line.
 PACKAGES += jq
-TESTS += $(addprefix harness/tests/,bad-input.sh boot-smoke.sh detect-smoke.sh \
-	timeout.sh interrupt.sh rule.sh panic.sh infra.sh scenario-errors.sh \
-	matrix-interrupt.sh matrix-ci.sh campaign-gen.sh campaign-minimize.sh image-cmd.sh \
-	copy-source.sh campaign-interrupt-start.sh case-record.sh data-bound.sh hostile-input.sh \
-	step-judge.sh golden-interrupt.sh fsck-oracle.sh fsck-replay.sh fsck-bound.sh manifest-replay.sh \
-	scenario-vars.sh kernel-registry.sh kernel-image.sh \
-	campaign-run.sh errors-axis.sh)
-# walk lists and reads every xattr: a bad xattr block checksum is reported
-TESTS += harness/tests/walk-xattr.sh
-# many cases per boot: a QEMU killed mid-batch, a case's writes on its disk
-# before the next case starts, and the same outcomes batched and one case
-# per boot over the ci matrix
-TESTS += harness/tests/batch-kill.sh harness/tests/batch-sync.sh harness/tests/batch-agree.sh
+# Every harness/tests/*.sh that names its groups; each says in its header
+# what it checks. The unit tests are declared beside the code they test.
+TESTS += $(call SHELL_TESTS,harness/tests)
 BENCHES += bench-boot bench-matrix bench-campaign
 
 # flipbed campaign (findings keep their image as compressed qcow2: qemu-img)

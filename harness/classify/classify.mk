@@ -10,12 +10,5 @@
 CLASSIFY_OBJS := $(addprefix $(B)/obj/harness/,classify/classify.o \
 	classify/klog.o classify/attrib.o classify/split.o outcome.o util.o)
 
-TESTS += $(B)/tests/bin/test-classify
-PACKAGES += libcmocka-dev
-
-$(B)/tests/bin/test-classify: harness/tests/test-classify.c $(CLASSIFY_OBJS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka) \
-		-o $@ $< $(CLASSIFY_OBJS) $(shell $(PKG_CONFIG) --libs cmocka)
-
--include $(B)/tests/bin/test-classify.d
+$(eval $(call UNIT_TEST,test-classify,harness/tests/test-classify.c $(CLASSIFY_OBJS),, \
+	$(HARNESS_TEST_CFLAGS)))

@@ -11,7 +11,7 @@ $(B)/obj/harness/crash/wlog.o: nbd-plugins/flipbed/wlog.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -Inbd-plugins/flipbed -c $< -o $@
 
-TESTS += harness/crash/tests/crash-oracle.sh harness/crash/tests/boot-writelog.sh
+TESTS += $(call SHELL_TESTS,harness/crash/tests)
 
 # The write log's cost to a booted workload (harness/crash/bench-writelog.sh).
 BENCHES += bench-crash-writelog

@@ -11,22 +11,10 @@ HARNESS_OBJS += $(addprefix $(B)/obj/harness/judge/,durable.o fsck.o fsck_check.
 
 # The cause of an undetected fault (harness/judge/undetected.c): pure, on
 # fault-log records.
-TESTS += $(B)/tests/bin/test-undetected
-$(B)/tests/bin/test-undetected: harness/tests/test-undetected.c harness/judge/undetected.c \
-		$(B)/obj/harness/outcome.o
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka) \
-		-o $@ $< harness/judge/undetected.c $(B)/obj/harness/outcome.o \
-		$(shell $(PKG_CONFIG) --libs cmocka) -ljansson
-
--include $(B)/tests/bin/test-undetected.d
+$(eval $(call UNIT_TEST,test-undetected,harness/tests/test-undetected.c \
+	harness/judge/undetected.c $(B)/obj/harness/outcome.o,jansson,$(HARNESS_TEST_CFLAGS)))
 
 # The e2fsck oracle's output reader (harness/judge/fsck.c) on the goldens of
 # harness/tests/fsck/ (made by harness/tests/fsck-oracle.sh).
-TESTS += $(B)/tests/bin/test-fsck
-$(B)/tests/bin/test-fsck: harness/tests/test-fsck.c harness/judge/fsck.c $(B)/obj/harness/util.o
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka) \
-		-o $@ $< harness/judge/fsck.c $(B)/obj/harness/util.o $(shell $(PKG_CONFIG) --libs cmocka)
-
--include $(B)/tests/bin/test-fsck.d
+$(eval $(call UNIT_TEST,test-fsck,harness/tests/test-fsck.c harness/judge/fsck.c \
+	$(B)/obj/harness/util.o,,$(HARNESS_TEST_CFLAGS)))

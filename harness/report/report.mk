@@ -19,32 +19,29 @@ REPORT_LIB := $(B)/obj/harness/libfbreport.a
 # What a program linking the library alone needs besides it.
 REPORT_DEPS := $(addprefix $(B)/obj/harness/,util.o outcome.o kernels.o kernel_image.o \
 	html.o classify/klog.o witness/fserror_report.o witness/bioread_report.o)
-REPORT_LIBS = $(shell $(PKG_CONFIG) --libs jansson)
+REPORT_LIBS = $(call PKG_LIBS,jansson)
 
 ALL += $(REPORT_LIB)
-TESTS += $(B)/tests/bin/report-unit harness/tests/report/run.sh harness/tests/report-iron.sh
-PACKAGES += libjansson-dev libcmocka-dev libxml2-utils
+TESTS += $(call SHELL_TESTS,harness/tests/report)
+PACKAGES += libjansson-dev libxml2-utils
 
 $(REPORT_LIB): $(REPORT_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/tests/bin/report-unit: harness/tests/report/unit.c $(REPORT_LIB) $(REPORT_DEPS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
-		-o $@ $< $(REPORT_LIB) $(REPORT_DEPS) $(REPORT_LIBS) \
-		$(shell $(PKG_CONFIG) --libs cmocka)
+$(eval $(call UNIT_TEST,report-unit,harness/tests/report/unit.c $(REPORT_LIB) $(REPORT_DEPS), \
+	jansson inih,$(HARNESS_TEST_CFLAGS)))
 
 # The commands without the rest of flipbed, for run.sh.
 $(B)/tests/bin/report-cli: harness/tests/report/cli.c $(REPORT_LIB) $(REPORT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness $(shell $(PKG_CONFIG) --cflags jansson) \
+	$(CC) $(CFLAGS) -MMD -MP $(HARNESS_TEST_CFLAGS) $(call PKG_CFLAGS,jansson) \
 		-o $@ $< $(REPORT_LIB) $(REPORT_DEPS) $(REPORT_LIBS)
 
 # The library's own objects depend on the headers they include (outcome.h's
 # enums size the report's tables): without their .d files a changed header
 # left a stale library behind.
--include $(REPORT_OBJS:.o=.d) $(B)/tests/bin/report-unit.d $(B)/tests/bin/report-cli.d
+-include $(REPORT_OBJS:.o=.d) $(B)/tests/bin/report-cli.d
 
 harness/tests/report/run.sh harness/tests/report-iron.sh: $(B)/tests/bin/report-cli

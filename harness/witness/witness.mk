@@ -17,30 +17,15 @@ HARNESS_OBJS += $(addprefix $(B)/obj/harness/witness/,fserror.o fserror_report.o
 # agreement with the classifier (fserror.c), the agent's decoding of
 # fanotify events and its bound (guest/fserror.c, with a stand-in channel),
 # and how the reports show them (fserror_report.c).
-TESTS += $(B)/tests/bin/test-fserror harness/tests/fserror-boot.sh
-FSERROR_TEST_OBJS := $(B)/obj/harness/witness/fserror.o $(B)/obj/guest/steps.o \
-	$(B)/obj/guest/fserror.o
-$(B)/tests/bin/test-fserror: harness/tests/test-fserror.c $(FSERROR_TEST_OBJS) \
-		$(REPORT_LIB) $(REPORT_DEPS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness -I. $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
-		-o $@ $< $(FSERROR_TEST_OBJS) $(REPORT_LIB) $(REPORT_DEPS) -pthread \
-		$(REPORT_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
-
--include $(B)/tests/bin/test-fserror.d
+# harness/tests/fserror-boot.sh boots it.
+$(eval $(call UNIT_TEST,test-fserror,harness/tests/test-fserror.c \
+	$(B)/obj/harness/witness/fserror.o $(B)/obj/guest/steps.o $(B)/obj/guest/fserror.o \
+	$(REPORT_LIB) $(REPORT_DEPS),jansson inih,$(HARNESS_TEST_CFLAGS) -pthread))
 
 # bioread: the agent's "watch" argument and its reading of block_bio_queue
 # trace lines (guest/bioread.c, with a stand-in channel), the host's
 # parsing of its bioread lines and the case record (bioread.c); the cause
 # it decides is test-undetected's.
-TESTS += $(B)/tests/bin/test-bioread
-BIOREAD_TEST_OBJS := $(B)/obj/harness/witness/bioread.o $(B)/obj/harness/util.o \
-	$(B)/obj/guest/steps.o \
-	$(B)/obj/guest/bioread.o
-$(B)/tests/bin/test-bioread: harness/tests/test-bioread.c $(BIOREAD_TEST_OBJS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -Iharness -I. $(shell $(PKG_CONFIG) --cflags cmocka jansson) \
-		-o $@ $< $(BIOREAD_TEST_OBJS) \
-		$(shell $(PKG_CONFIG) --libs cmocka jansson)
-
--include $(B)/tests/bin/test-bioread.d
+$(eval $(call UNIT_TEST,test-bioread,harness/tests/test-bioread.c \
+	$(B)/obj/harness/witness/bioread.o $(B)/obj/harness/util.o $(B)/obj/guest/steps.o \
+	$(B)/obj/guest/bioread.o,jansson,$(HARNESS_TEST_CFLAGS)))

@@ -39,7 +39,7 @@ HF_SRCS_steps := guest/steps.c $(HF)/fuzz-steps.c
 HF_LIBS_scenario := $(FBX_LIB)
 HF_LIBS_matrix := $(FBX_LIB)
 
-TESTS += $(HF)/run.sh
+TESTS += $(call SHELL_TESTS,$(HF))
 PACKAGES += clang-14 libfuzzer-14-dev libclang-rt-14-dev
 
 # Each target is one clang run over its sources; any header of the harness
@@ -50,8 +50,8 @@ HF_HDRS := $(wildcard harness/*.h harness/*/*.h guest/*.h guest/steps.def \
 $(B)/tests/bin/fuzz-%: $(HF_HDRS)
 	@mkdir -p $(@D)
 	$(HF_CC) $(HF_FLAGS) -Iharness -I. -I$(B)/obj/harness -I$(HF) $(FBX_CFLAGS) \
-		$(shell $(PKG_CONFIG) --cflags inih jansson) -o $@ $(HF_SRCS_$*) \
-		$(HF_LIBS_$*) $(shell $(PKG_CONFIG) --libs inih jansson ext2fs com_err)
+		$(call PKG_CFLAGS,inih jansson) -o $@ $(HF_SRCS_$*) \
+		$(HF_LIBS_$*) $(call PKG_LIBS,inih jansson ext2fs com_err)
 
 $(foreach t,$(HF_TARGETS),$(eval $(B)/tests/bin/fuzz-$(t): $(HF_SRCS_$(t)) $(HF_LIBS_$(t))))
 
