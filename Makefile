@@ -42,6 +42,9 @@ include corruptor/corruptor.mk
 include harness/harness.mk
 include bench/seed.mk
 
+# Which folder may include which (no include cycle between folders).
+TESTS += tests/layout.sh
+
 _all: $(ALL)
 
 deps:
