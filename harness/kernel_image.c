@@ -37,18 +37,19 @@ static const struct need needs[] = {
 	{ "EXT4-fs", "ext4", "CONFIG_EXT4_FS=y" },
 };
 
+/* "flipbed: --kernel-image PATH: " and the message; -1. */
 static int complain(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static int complain(const char *path, const char *fmt, ...)
 {
+	char prefix[strlen(path) + 32];
 	va_list ap;
 
-	fprintf(stderr, "flipbed: --kernel-image %s: ", path);
+	snprintf(prefix, sizeof(prefix), "flipbed: --kernel-image %s", path);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	fb_vbad_input(prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return -1;
 }
 

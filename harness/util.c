@@ -218,14 +218,19 @@ int fb_parse_dec(const char *s, unsigned long long max, unsigned long long *ret)
 	return 0;
 }
 
-int fb_bad_input(const char *cmd, const char *fmt, ...)
+void fb_vbad_input(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int fb_bad_input(const char *prefix, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "flipbed %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	fb_vbad_input(prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_BADINPUT;
 }

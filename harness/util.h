@@ -7,6 +7,7 @@
 #ifndef FLIPBED_UTIL_H
 #define FLIPBED_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -63,10 +64,14 @@ double fb_now(void);
 int fb_parse_dec(const char *s, unsigned long long max, unsigned long long *ret);
 
 /*
- * Input subcommand CMD refuses: "flipbed CMD: " and the message, one line
- * on stderr. Returns EXIT_BADINPUT (cmd.h), the status to exit with.
+ * Input refused: PREFIX (who refuses: "flipbed boot", "flipbed:
+ * --kernel-image PATH"), ": " and the message, one line on stderr.
+ * fb_bad_input returns EXIT_BADINPUT (cmd.h), the status a subcommand
+ * exits with; fb_vbad_input serves a helper with arguments of its own.
  */
 __attribute__((format(printf, 2, 3)))
-int fb_bad_input(const char *cmd, const char *fmt, ...);
+int fb_bad_input(const char *prefix, const char *fmt, ...);
+__attribute__((format(printf, 2, 0)))
+void fb_vbad_input(const char *prefix, const char *fmt, va_list ap);
 
 #endif

@@ -326,30 +326,29 @@ static int parse(struct bisect *b, int argc, char **argv)
 		}
 		if (!strcmp(a, "--out")) {
 			if (i + 1 >= argc)
-				return fb_bad_input("bisect", "--out needs a directory");
+				return fb_bad_input("flipbed bisect", "--out needs a directory");
 			snprintf(b->out, sizeof(b->out), "%s", argv[++i]);
 			continue;
 		}
 		if (slot) {
 			if (i + 1 >= argc)
-				return fb_bad_input("bisect", "%s needs a value", a);
+				return fb_bad_input("flipbed bisect", "%s needs a value", a);
 			*slot = argv[++i];
 			continue;
 		}
 		if (a[0] == '-' || b->cas)
-			return fb_bad_input("bisect",
-					    "unexpected argument '%s'; see flipbed bisect --help", a);
+			return fb_bad_input("flipbed bisect", "unexpected argument '%s'; see flipbed bisect --help",
+					    a);
 		b->cas = a;
 	}
 	if (!b->cas || !b->tree || !b->good || !b->bad)
-		return fb_bad_input("bisect",
-				    "CASE, --tree, --good and --bad are all needed; see flipbed bisect --help");
+		return fb_bad_input("flipbed bisect", "CASE, --tree, --good and --bad are all needed; see flipbed bisect --help");
 	if (strchr(b->cas, '@'))
-		return fb_bad_input("bisect",
-				    "%s: give the case without @KERNEL (the revisions are the kernel)", b->cas);
+		return fb_bad_input("flipbed bisect", "%s: give the case without @KERNEL (the revisions are the kernel)",
+				    b->cas);
 	if (!field_ok(b->field))
-		return fb_bad_input("bisect", "--field %s: accepted: a comma-separated list of detect, reaction, fsck, data, warning, attrib, undetected, detect_next, reaction_next",
-					      b->field);
+		return fb_bad_input("flipbed bisect", "--field %s: accepted: a comma-separated list of detect, reaction, fsck, data, warning, attrib, undetected, detect_next, reaction_next",
+				    b->field);
 	return 0;
 }
 
@@ -361,19 +360,21 @@ static int check(struct bisect *b)
 	int rc, n = 0;
 
 	if (run(NULL, "-", (char *[]){ "git", "-C", (char *)b->tree, "rev-parse", "--git-dir", NULL }))
-		return fb_bad_input("bisect",
-				    "--tree %s: not a git tree (bisect walks its commits)", b->tree);
+		return fb_bad_input("flipbed bisect", "--tree %s: not a git tree (bisect walks its commits)",
+				    b->tree);
 	if (resolve(b->tree, b->good, b->good_sha, sizeof(b->good_sha)))
-		return fb_bad_input("bisect", "--good %s: not a commit of %s", b->good, b->tree);
+		return fb_bad_input("flipbed bisect", "--good %s: not a commit of %s",
+				    b->good, b->tree);
 	if (resolve(b->tree, b->bad, b->bad_sha, sizeof(b->bad_sha)))
-		return fb_bad_input("bisect", "--bad %s: not a commit of %s", b->bad, b->tree);
+		return fb_bad_input("flipbed bisect", "--bad %s: not a commit of %s",
+				    b->bad, b->tree);
 	if (!strcmp(b->good_sha, b->bad_sha))
-		return fb_bad_input("bisect",
-				    "--good and --bad are the same commit %s", b->good_sha);
+		return fb_bad_input("flipbed bisect", "--good and --bad are the same commit %s",
+				    b->good_sha);
 	if (run(NULL, "-", (char *[]){ "git", "-C", (char *)b->tree, "merge-base", "--is-ancestor",
 				     b->good_sha, b->bad_sha, NULL }))
-		return fb_bad_input("bisect", "--good %s is not an ancestor of --bad %s: bisect needs GOOD before BAD on one history",
-					      b->good, b->bad);
+		return fb_bad_input("flipbed bisect", "--good %s is not an ancestor of --bad %s: bisect needs GOOD before BAD on one history",
+				    b->good, b->bad);
 	/* the case, as the matrix expands it on a registry kernel */
 	snprintf(self, sizeof(self), "%s/bin/flipbed", build_dir());
 	snprintf(filter, sizeof(filter), "%s@stock", b->cas);
@@ -386,8 +387,8 @@ static int check(struct bisect *b)
 				*p = '_';
 	}
 	if (fb_private_dir(tmp, sizeof(tmp)))
-		return fb_bad_input("bisect",
-				    "cannot make a directory under $TMPDIR: %s", strerror(errno));
+		return fb_bad_input("flipbed bisect", "cannot make a directory under $TMPDIR: %s",
+				    strerror(errno));
 	snprintf(list, sizeof(list), "%s/cases.list", tmp);
 	rc = run(NULL, list, (char *[]){ self, "matrix", (char *)b->matrix, "--kernel", "stock",
 				      "--filter", filter, "--list", NULL });
@@ -397,19 +398,19 @@ static int check(struct bisect *b)
 	free(cases);
 	fb_remove_tree(tmp);
 	if (rc || n != 1)
-		return fb_bad_input("bisect", "%s: not a case of matrix %s (flipbed matrix %s --kernel stock --list names its cases)",
-					      b->cas, b->matrix, b->matrix);
+		return fb_bad_input("flipbed bisect", "%s: not a case of matrix %s (flipbed matrix %s --kernel stock --list names its cases)",
+				    b->cas, b->matrix, b->matrix);
 	if (fb_mkdirs(b->out))
-		return fb_bad_input("bisect", "--out %s: %s", b->out, strerror(errno));
+		return fb_bad_input("flipbed bisect", "--out %s: %s", b->out, strerror(errno));
 	/* absolute: git bisect run starts each step in the worktree */
 	char *abs = realpath(b->out, NULL);
 	if (!abs)
-		return fb_bad_input("bisect", "--out %s: %s", b->out, strerror(errno));
+		return fb_bad_input("flipbed bisect", "--out %s: %s", b->out, strerror(errno));
 	snprintf(b->out, sizeof(b->out), "%s", abs);
 	free(abs);
 	snprintf(b->name, sizeof(b->name), "bisect-%.8s", b->bad_sha);
 	if (!getcwd(b->top, sizeof(b->top)))
-		return fb_bad_input("bisect", "getcwd: %s", strerror(errno));
+		return fb_bad_input("flipbed bisect", "getcwd: %s", strerror(errno));
 	return 0;
 }
 
@@ -426,8 +427,8 @@ static int bisect(struct bisect *b)
 	old = fb_slurp(path, NULL);
 	if (old && strcmp(old, params)) {
 		free(old);
-		return fb_bad_input("bisect",
-				    "--out %s holds another bisection (%s); give another --out", b->out, path);
+		return fb_bad_input("flipbed bisect", "--out %s holds another bisection (%s); give another --out",
+				    b->out, path);
 	}
 	free(old);
 	write_text(path, params);

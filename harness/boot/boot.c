@@ -120,46 +120,45 @@ static int parse_args(struct boot *b, int argc, char **argv)
 			long n = strtol(optarg, &end, 10);
 
 			if (*end || end == optarg || n < 1 || n > FB_BOOT_MAX_CPUS)
-				return fb_bad_input("boot",
-						    "--cpus '%s': accepted: 1 to %d", optarg, FB_BOOT_MAX_CPUS);
+				return fb_bad_input("flipbed boot", "--cpus '%s': accepted: 1 to %d",
+						    optarg, FB_BOOT_MAX_CPUS);
 			b->cpus = (int)n;
 			break;
 		}
 		case 'h': help(); exit(EXIT_MET);
 		case 's':
 			if (b->nsteps == MAX_STEPS)
-				return fb_bad_input("boot",
-						    "more than %d --step options", MAX_STEPS);
+				return fb_bad_input("flipbed boot", "more than %d --step options",
+						    MAX_STEPS);
 			b->steps[b->nsteps++] = optarg;
 			break;
 		case 't':
 			if (parse_number(optarg, &b->timeout))
-				return fb_bad_input("boot",
-						    "--timeout '%s': accepted: seconds, a number above 0", optarg);
+				return fb_bad_input("flipbed boot", "--timeout '%s': accepted: seconds, a number above 0",
+						    optarg);
 			break;
 		case 'r':
 			if (b->nrules == MAX_RULES)
-				return fb_bad_input("boot",
-						    "more than %d --rule options", MAX_RULES);
+				return fb_bad_input("flipbed boot", "more than %d --rule options",
+						    MAX_RULES);
 			b->rules[b->nrules++] = optarg;
 			break;
 		case 'a':
 			if (optind >= argc)
-				return fb_bad_input("boot",
-						    "--rule-at needs two arguments: NAME 'RULE'");
+				return fb_bad_input("flipbed boot", "--rule-at needs two arguments: NAME 'RULE'");
 			if (b->nat == MAX_RULES)
-				return fb_bad_input("boot",
-						    "more than %d --rule-at options", MAX_RULES);
+				return fb_bad_input("flipbed boot", "more than %d --rule-at options",
+						    MAX_RULES);
 			b->at[b->nat++] = (struct rule_at){ optarg, argv[optind++] };
 			break;
 		default:
-			return fb_bad_input("boot", "unknown option or missing argument '%s'; see flipbed boot --help",
-						    argv[optind - 1]);
+			return fb_bad_input("flipbed boot", "unknown option or missing argument '%s'; see flipbed boot --help",
+					    argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return fb_bad_input("boot",
-				    "unexpected argument '%s'; steps are given with --step 'STEP'", argv[optind]);
+		return fb_bad_input("flipbed boot", "unexpected argument '%s'; steps are given with --step 'STEP'",
+				    argv[optind]);
 	return 0;
 }
 
@@ -169,10 +168,10 @@ static int check_steps(struct boot *b)
 
 	for (int i = 0; i < b->nsteps; i++)
 		if (step_parse(b->steps[i], &b->parsed[i], why, sizeof(why)))
-			return fb_bad_input("boot", "--step %d: %s", i + 1, why);
+			return fb_bad_input("flipbed boot", "--step %d: %s", i + 1, why);
 		else if (b->parsed[i].id == STEP_CRASH && i + 1 < b->nsteps)
-			return fb_bad_input("boot", "--step %d: crash must be the last step (the guest is gone after it)",
-						    i + 1);
+			return fb_bad_input("flipbed boot", "--step %d: crash must be the last step (the guest is gone after it)",
+					    i + 1);
 	for (int a = 0; a < b->nat; a++) {
 		int found = 0;
 
@@ -180,8 +179,8 @@ static int check_steps(struct boot *b)
 			found |= b->parsed[i].id == STEP_WAIT &&
 				 !strcmp(b->parsed[i].argv[0], b->at[a].name);
 		if (!found)
-			return fb_bad_input("boot", "--rule-at %s: no step 'wait %s'; add --step 'wait %s' where the fault should be armed",
-						    b->at[a].name, b->at[a].name, b->at[a].name);
+			return fb_bad_input("flipbed boot", "--rule-at %s: no step 'wait %s'; add --step 'wait %s' where the fault should be armed",
+					    b->at[a].name, b->at[a].name, b->at[a].name);
 	}
 	return 0;
 }
@@ -193,16 +192,15 @@ static int check_image(const char *image)
 	int fd;
 
 	if (!image)
-		return fb_bad_input("boot",
-				    "--image IMAGE is required (an ext4 image file, e.g. made by mkfs.ext4)");
+		return fb_bad_input("flipbed boot", "--image IMAGE is required (an ext4 image file, e.g. made by mkfs.ext4)");
 	fd = open(image, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return fb_bad_input("boot", "--image %s: %s; accepted: an existing, writable ext4 image file",
-					    image, strerror(errno));
+		return fb_bad_input("flipbed boot", "--image %s: %s; accepted: an existing, writable ext4 image file",
+				    image, strerror(errno));
 	if (pread(fd, m, 2, 1080) != 2 || m[0] != 0x53 || m[1] != 0xef) {
 		close(fd);
-		return fb_bad_input("boot", "--image %s: not an ext4 image (no superblock magic 0xEF53 at byte 1080)",
-					    image);
+		return fb_bad_input("flipbed boot", "--image %s: not an ext4 image (no superblock magic 0xEF53 at byte 1080)",
+				    image);
 	}
 	close(fd);
 	return 0;
@@ -220,16 +218,16 @@ static int check_source(const char *source)
 	if (!source)
 		return 0;
 	if (strchr(source, ','))
-		return fb_bad_input("boot", "--source %s: a path with a comma cannot be passed to QEMU; link or move it",
-					    source);
+		return fb_bad_input("flipbed boot", "--source %s: a path with a comma cannot be passed to QEMU; link or move it",
+				    source);
 	fd = open(source, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fb_bad_input("boot", "--source %s: %s; accepted: an existing ext4 image file", source,
-					    strerror(errno));
+		return fb_bad_input("flipbed boot", "--source %s: %s; accepted: an existing ext4 image file",
+				    source, strerror(errno));
 	if (pread(fd, m, 2, 1080) != 2 || m[0] != 0x53 || m[1] != 0xef) {
 		close(fd);
-		return fb_bad_input("boot", "--source %s: not an ext4 image (no superblock magic 0xEF53 at byte 1080); make one with mke2fs -d TREE",
-					    source);
+		return fb_bad_input("flipbed boot", "--source %s: not an ext4 image (no superblock magic 0xEF53 at byte 1080); make one with mke2fs -d TREE",
+				    source);
 	}
 	close(fd);
 	return 0;
@@ -252,12 +250,12 @@ static int check_writelog(const struct boot *b)
 		for (size_t i = 0; i < sizeof(disks) / sizeof(disks[0]); i++)
 			if (disks[i] && !stat(disks[i], &d) && d.st_dev == st.st_dev &&
 			    d.st_ino == st.st_ino)
-				return fb_bad_input("boot", "--writelog %s: is the disk %s; the log would overwrite it",
-							    b->writelog, disks[i]);
+				return fb_bad_input("flipbed boot", "--writelog %s: is the disk %s; the log would overwrite it",
+						    b->writelog, disks[i]);
 	fd = open(b->writelog, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return fb_bad_input("boot", "--writelog %s: %s; accepted: a file path flipbed can create",
-					    b->writelog, strerror(errno));
+		return fb_bad_input("flipbed boot", "--writelog %s: %s; accepted: a file path flipbed can create",
+				    b->writelog, strerror(errno));
 	close(fd);
 	return 0;
 }
@@ -268,22 +266,22 @@ static int check_built(struct boot *b, char *kernel, char *initrd, char *plugin)
 	const struct fb_kernel *k = fb_kernel_find(b->variant);
 
 	if (!k)
-		return fb_bad_input("boot",
-				    "--kernel '%s': accepted: %s", b->variant, fb_kernel_names());
+		return fb_bad_input("flipbed boot", "--kernel '%s': accepted: %s",
+				    b->variant, fb_kernel_names());
 	fb_path_kernel(k, kernel, PATH_MAX);
 	if (access(kernel, R_OK))
-		return fb_bad_input("boot", "kernel variant '%s' is not built (%s missing); build it with 'make %s'",
-					    b->variant, kernel, k->make_target);
+		return fb_bad_input("flipbed boot", "kernel variant '%s' is not built (%s missing); build it with 'make %s'",
+				    b->variant, kernel, k->make_target);
 	fb_path_initrd(initrd, PATH_MAX);
 	if (access(initrd, R_OK))
-		return fb_bad_input("boot",
-				    "%s is not built; build it with 'make %s'", initrd, "build/guest/initramfs.cpio.gz");
+		return fb_bad_input("flipbed boot", "%s is not built; build it with 'make %s'",
+				    initrd, "build/guest/initramfs.cpio.gz");
 	fb_path_plugin(plugin, PATH_MAX);
 	if (access(plugin, R_OK)) {
 		*plugin = '\0';
 		if (b->nrules || b->nat || b->faultlog || b->writelog)
-			return fb_bad_input("boot", "--rule, --rule-at, --faultlog and --writelog need the flipbed nbdkit plugin, which is not built (%s/lib/nbdkit-flipbed-plugin.so; 'make %s'); without them the image is served by nbdkit's file plugin",
-						    bd, "build/lib/nbdkit-flipbed-plugin.so");
+			return fb_bad_input("flipbed boot", "--rule, --rule-at, --faultlog and --writelog need the flipbed nbdkit plugin, which is not built (%s/lib/nbdkit-flipbed-plugin.so; 'make %s'); without them the image is served by nbdkit's file plugin",
+					    bd, "build/lib/nbdkit-flipbed-plugin.so");
 	}
 	return 0;
 }

@@ -103,8 +103,8 @@ static int parse_points(const char *arg, long *ret)
 	errno = 0;
 	*ret = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || *ret < 1 || *ret > 1000000)
-		return fb_bad_input("crash",
-				    "--points %s: expected all or a number of points, 1 to 1000000", arg);
+		return fb_bad_input("flipbed crash", "--points %s: expected all or a number of points, 1 to 1000000",
+				    arg);
 	return 0;
 }
 
@@ -133,18 +133,19 @@ static int parse_args(int argc, char **argv, struct crash_opts *o)
 		} else if (!strcmp(a, "--verbose")) {
 			o->verbose = true;
 		} else if (a[0] == '-') {
-			fb_bad_input("crash",
-				     "unknown option or missing value: %s\n%s", a, usage_text);
+			fb_bad_input("flipbed crash", "unknown option or missing value: %s\n%s",
+				     a, usage_text);
 			return -1;
 		} else if (o->scenario) {
-			fb_bad_input("crash", "one scenario only (got %s and %s)", o->scenario, a);
+			fb_bad_input("flipbed crash", "one scenario only (got %s and %s)",
+				     o->scenario, a);
 			return -1;
 		} else {
 			o->scenario = a;
 		}
 	}
 	if (!o->scenario) {
-		fb_bad_input("crash", "no scenario\n%s", usage_text);
+		fb_bad_input("flipbed crash", "no scenario\n%s", usage_text);
 		return -1;
 	}
 	return 0;
@@ -893,7 +894,7 @@ static int open_outdir(struct sweep *w, const char *out)
 	old = json_load_file(path, 0, NULL);
 	if (old) {
 		if (!json_equal(old, meta))
-			rc = fb_bad_input("crash", "--out %s holds a crash run of another scenario or --points "
+			rc = fb_bad_input("flipbed crash", "--out %s holds a crash run of another scenario or --points "
 						   "(%s); give a new directory", w->outdir, path);
 	} else {
 		DIR *d = opendir(w->outdir);
@@ -901,16 +902,17 @@ static int open_outdir(struct sweep *w, const char *out)
 
 		while (d && !rc && (e = readdir(d)))
 			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				rc = fb_bad_input("crash", "--out %s is not empty and holds no crash run (%s)",
-							   w->outdir, path);
+				rc = fb_bad_input("flipbed crash", "--out %s is not empty and holds no crash run (%s)",
+						  w->outdir, path);
 		if (d)
 			closedir(d);
 		if (!rc && (fb_mkdirs(w->outdir) || json_dump_file(meta, path, JSON_INDENT(2))))
-			rc = fb_bad_input("crash", "cannot create %s: %s", path, strerror(errno));
+			rc = fb_bad_input("flipbed crash", "cannot create %s: %s",
+					  path, strerror(errno));
 	}
 	snprintf(path, sizeof(path), "%s/cases", w->outdir);
 	if (!rc && mkdir(path, 0755) && errno != EEXIST)
-		rc = fb_bad_input("crash", "cannot create %s: %s", path, strerror(errno));
+		rc = fb_bad_input("flipbed crash", "cannot create %s: %s", path, strerror(errno));
 	json_decref(meta);
 	json_decref(old);
 	return rc;
@@ -925,37 +927,37 @@ static int check_input(const struct fb_scenario *s, const char *const *kernels, 
 	int rc;
 
 	if (!s->type || strcmp(s->type, "none"))
-		return fb_bad_input("crash", "%s: [target] type = %s: flipbed crash needs a fault-free workload "
+		return fb_bad_input("flipbed crash", "%s: [target] type = %s: flipbed crash needs a fault-free workload "
 					     "([target] type = none); the power cut is its fault. A fault and a "
 					     "power cut together: flipbed boot --rule RULE with a last step 'crash'",
 					     s->file, s->type ? s->type : "(unset)");
 	if (s->nfixtures > 1)
-		return fb_bad_input("crash", "%s: fixture = lists %d fixtures; flipbed crash takes one image, "
+		return fb_bad_input("flipbed crash", "%s: fixture = lists %d fixtures; flipbed crash takes one image, "
 					     "a scenario per fixture", s->file, s->nfixtures);
 	if (!s->nsteps)
-		return fb_bad_input("crash", "%s: [workload] has no steps", s->file);
+		return fb_bad_input("flipbed crash", "%s: [workload] has no steps", s->file);
 	rc = fb_durable_build(&m, &none, s->steps, s->nsteps, why, sizeof(why));
 	fb_durable_free(&m);
 	if (rc)
-		return fb_bad_input("crash", "%s: %s", s->file, why);
+		return fb_bad_input("flipbed crash", "%s: %s", s->file, why);
 	for (int i = 0; i < nk; i++) {
 		const struct fb_kernel *k = fb_kernel_find(kernels[i]);
 
 		if (!k)
-			return fb_bad_input("crash", "%s: kernels = %s: unknown kernel; accepted: %s", s->file,
-						     kernels[i], fb_kernel_names());
+			return fb_bad_input("flipbed crash", "%s: kernels = %s: unknown kernel; accepted: %s",
+					    s->file, kernels[i], fb_kernel_names());
 		if (access(fb_path_kernel(k, path, sizeof(path)), R_OK))
-			return fb_bad_input("crash", "kernel '%s' is not built (%s missing); build it with 'make %s'",
-						     k->name, path, k->make_target);
+			return fb_bad_input("flipbed crash", "kernel '%s' is not built (%s missing); build it with 'make %s'",
+					    k->name, path, k->make_target);
 	}
 	if (access(fb_path_plugin(path, sizeof(path)), R_OK))
-		return fb_bad_input("crash", "%s is not built (the write log needs the flipbed plugin); run 'make'",
-					     path);
+		return fb_bad_input("flipbed crash", "%s is not built (the write log needs the flipbed plugin); run 'make'",
+				    path);
 	if (access(fb_path_initrd(path, sizeof(path)), R_OK))
-		return fb_bad_input("crash", "%s is not built; run 'make'", path);
+		return fb_bad_input("flipbed crash", "%s is not built; run 'make'", path);
 	snprintf(path, sizeof(path), "%s/bin/flipbed-replay", build_dir());
 	if (access(path, X_OK))
-		return fb_bad_input("crash", "%s is not built; run 'make'", path);
+		return fb_bad_input("flipbed crash", "%s is not built; run 'make'", path);
 	return 0;
 }
 
@@ -1002,7 +1004,7 @@ int cmd_crash(int argc, char **argv)
 	}
 	w.g = &g;
 	if (fb_durable_build(&w.model, &gm, s->steps, s->nsteps, why, sizeof(why))) {
-		rc = fb_bad_input("crash", "%s: %s", s->file, why);
+		rc = fb_bad_input("flipbed crash", "%s: %s", s->file, why);
 		goto out;
 	}
 	w.done = load_done(w.outdir);
