@@ -24,8 +24,9 @@
 #   bisect/    the first kernel commit that changes a case (bisect/bisect.mk)
 # main.c dispatches the subcommands declared in cmd.h; util.c, outcome.c
 # and the other files at the top are shared by all of them (html.c: the
-# text of the pages). Objects are compiled once; -MMD records which
-# headers each one read, so a changed header rebuilds exactly its users.
+# text of the pages). Which folder may include which is the table of
+# tests/layout.sh. Objects are compiled once; -MMD records which headers
+# each one read, so a changed header rebuilds exactly its users.
 
 HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c paths.c options.c html.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
