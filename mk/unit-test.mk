@@ -24,12 +24,17 @@ pkg_ask = $(if $(filter undefined,$(origin _pkg_$(2)_$(call pkg_key,$(1)))),$(ev
 PKG_CFLAGS = $(call pkg_ask,$(1),cflags)
 PKG_LIBS = $(call pkg_ask,$(1),libs)
 
+# The headers each source read go to NAME.d in a pass of their own: -MMD
+# in the one command that compiles and links several sources writes
+# NAME.d once per source, each over the last.
 define UNIT_TEST
 TESTS += $$(B)/tests/bin/$(1)
 $$(B)/tests/bin/$(1): $(2)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) -MMD -MP $(4) $$(call PKG_CFLAGS,cmocka $(3)) -o $$@ \
+	$$(CC) $$(CFLAGS) $(4) $$(call PKG_CFLAGS,cmocka $(3)) -o $$@ \
 		$$(filter %.c %.o %.a,$$^) $$(call PKG_LIBS,cmocka $(3))
+	$$(CC) $$(CFLAGS) $(4) $$(call PKG_CFLAGS,cmocka $(3)) -MM -MP \
+		-MT $$@ $$(filter %.c,$$^) > $$@.d
 -include $$(B)/tests/bin/$(1).d
 endef
 
