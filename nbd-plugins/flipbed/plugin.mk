@@ -31,15 +31,11 @@ FB_REPLAY_SRCS := $(FB)/replay.c $(FB)/wlog.c
 FB_FUZZER := $(B)/tests/bin/plugin-fuzz
 FB_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
-FB_CFLAGS = $(CFLAGS) -pthread -I$(FB) $(shell $(PKG_CONFIG) --cflags nbdkit)
-FB_TEST_LIBS = $(shell $(PKG_CONFIG) --libs libnbd jansson) -pthread
+FB_CFLAGS = $(CFLAGS) -pthread -I$(FB) $(call PKG_CFLAGS,nbdkit)
 FB_CLANG := clang-14
 
 ALL += $(FB_PLUGIN) $(FB_MAN) $(FB_REPLAY) $(FB_REPLAY_MAN)
-TESTS += $(B)/tests/bin/plugin-unit $(B)/tests/bin/plugin-unit-asan \
-	$(addprefix $(B)/tests/bin/plugin-,$(FB_TESTS)) \
-	$(addprefix $(B)/tests/bin/plugin-,$(addsuffix -asan,$(FB_TESTS))) \
-	$(FB)/tests/plugin-fuzz.sh $(FB)/tests/plugin-names.sh
+TESTS += $(call SHELL_TESTS,$(FB)/tests)
 BENCHES += bench-plugin bench-plugin-witness bench-plugin-writelog
 PACKAGES += nbdkit nbdkit-plugin-dev libnbd-dev libnbd-bin libjansson-dev \
 	clang-14 libfuzzer-14-dev libclang-rt-14-dev perl
@@ -86,37 +82,31 @@ $(FB_REPLAY_MAN): $(FB)/flipbed-replay.pod
 	pod2man --section=1 --center=flipbed --release=flipbed \
 		--name=flipbed-replay $< > $@
 
-# Tests: the unit test links the pure code alone; the others drive the
-# real plugin under nbdkit through libnbd (tests/helper.c), and the write
-# log's test reads the log (wlog.c: its hash) and runs flipbed-replay
-# (FB_REPLAY) on it.
+# Tests (cmocka, mk/unit-test.mk), each plain and with ASan+UBSan: the
+# unit test links the pure code alone; the others drive the real plugin
+# under nbdkit through libnbd (tests/helper.c), and the write log's test
+# reads the log (wlog.c: its hash) and runs flipbed-replay (FB_REPLAY) on
+# it. The plugin and flipbed-replay follow the sources: built first, not
+# linked. The sanitized tests load the sanitized plugin into nbdkit with
+# libasan preloaded (FB_LIBASAN).
 FB_UNIT_SRCS := $(addprefix $(FB)/,$(FB_PURE)) $(FB)/tests/unit.c
-FB_HELPER := $(FB)/tests/helper.c $(FB)/tests/helper.h $(FB)/wlog.c \
-	$(FB)/wlog.h
+FB_TEST_SRCS = $(FB)/tests/test-$(1).c $(FB)/tests/helper.c $(FB)/wlog.c
+FB_TEST_CFLAGS := -pthread -I$(FB) -I$(FB)/tests
+FB_LIBASAN := $(shell $(CC) -print-file-name=libasan.so)
 
-$(B)/tests/bin/plugin-unit: $(FB_UNIT_SRCS) $(FB_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(FB_CFLAGS) -o $@ $(FB_UNIT_SRCS)
-
-$(B)/tests/bin/plugin-unit-asan: $(FB_UNIT_SRCS) $(FB_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(FB_CFLAGS) $(FB_SAN) -o $@ $(FB_UNIT_SRCS)
-
-$(B)/tests/bin/plugin-%-asan: $(FB)/tests/test-%.c $(FB_HELPER) \
-		$(FB_ASAN_PLUGIN) $(FB_PLUGIN)
-	@mkdir -p $(@D)
-	$(CC) $(FB_CFLAGS) $(FB_SAN) -I$(FB)/tests \
-		-DFB_PLUGIN='"$(abspath $(FB_ASAN_PLUGIN))"' \
-		-DFB_REPLAY='"$(abspath $(FB_REPLAY_ASAN))"' \
-		-DFB_LIBASAN='"$(shell $(CC) -print-file-name=libasan.so)"' \
-		-o $@ $< $(FB)/tests/helper.c $(FB)/wlog.c $(FB_TEST_LIBS)
-
-$(B)/tests/bin/plugin-%: $(FB)/tests/test-%.c $(FB_HELPER) $(FB_PLUGIN)
-	@mkdir -p $(@D)
-	$(CC) $(FB_CFLAGS) -I$(FB)/tests \
-		-DFB_PLUGIN='"$(abspath $(FB_PLUGIN))"' \
-		-DFB_REPLAY='"$(abspath $(FB_REPLAY))"' \
-		-o $@ $< $(FB)/tests/helper.c $(FB)/wlog.c $(FB_TEST_LIBS)
+$(eval $(call UNIT_TEST,plugin-unit,$(FB_UNIT_SRCS),nbdkit,-pthread -I$(FB)))
+$(eval $(call UNIT_TEST,plugin-unit-asan,$(FB_UNIT_SRCS),nbdkit, \
+	-pthread -I$(FB) $(FB_SAN)))
+$(foreach t,$(FB_TESTS),$(eval $(call UNIT_TEST,plugin-$(t), \
+	$(call FB_TEST_SRCS,$(t)) $(FB_PLUGIN),libnbd jansson, \
+	$(FB_TEST_CFLAGS) -DFB_PLUGIN='"$(abspath $(FB_PLUGIN))"' \
+	-DFB_REPLAY='"$(abspath $(FB_REPLAY))"')))
+$(foreach t,$(FB_TESTS),$(eval $(call UNIT_TEST,plugin-$(t)-asan, \
+	$(call FB_TEST_SRCS,$(t)) $(FB_ASAN_PLUGIN) $(FB_PLUGIN),libnbd jansson, \
+	$(FB_TEST_CFLAGS) $(FB_SAN) \
+	-DFB_PLUGIN='"$(abspath $(FB_ASAN_PLUGIN))"' \
+	-DFB_REPLAY='"$(abspath $(FB_REPLAY_ASAN))"' \
+	-DFB_LIBASAN='"$(FB_LIBASAN)"')))
 
 $(B)/tests/bin/plugin-writelog: $(FB_REPLAY)
 $(B)/tests/bin/plugin-writelog-asan: $(FB_REPLAY_ASAN)

@@ -64,15 +64,15 @@ static void check_bytes(const uint8_t *b)
 			continue;
 		k = fixed_at(i);
 		if (k >= 0) {
-			CHECK(b[i] == (clean ^ (1 << fixed[k].bit)),
-			      "byte %zu is 0x%02x, clean 0x%02x", i, b[i],
-			      clean);
+			fbt_assert(b[i] == (clean ^ (1 << fixed[k].bit)),
+				   "byte %zu is 0x%02x, clean 0x%02x", i, b[i],
+				   clean);
 			atomic_fetch_add(&fixed_seen[k], 1);
 			continue;
 		}
-		CHECK(i % 1000 == 0 && i / 1000 < NRULES &&
-		      b[i] == (clean ^ (1 << (i / 1000 % 8))),
-		      "byte %zu is 0x%02x, clean 0x%02x", i, b[i], clean);
+		fbt_assert(i % 1000 == 0 && i / 1000 < NRULES &&
+			   b[i] == (clean ^ (1 << (i / 1000 % 8))),
+			   "byte %zu is 0x%02x, clean 0x%02x", i, b[i], clean);
 		atomic_fetch_add(&churn_seen, 1);
 	}
 }
@@ -103,7 +103,7 @@ static void *mutator(void *arg)
 		snprintf(cmd, sizeof cmd,
 			 "add id=c%d on=read at=%d flip=%d", k, k * 1000, k % 8);
 		s = fbt_ctl_fd(fd, cmd);
-		CHECK(strncmp(s, "ok", 2) == 0, "%s: %s", cmd, s);
+		fbt_assert(strncmp(s, "ok", 2) == 0, "%s: %s", cmd, s);
 		free(s);
 		if (k % 3 == 2) {
 			snprintf(cmd, sizeof cmd, "del c%d", k - 1);
@@ -121,7 +121,7 @@ static void *mutator(void *arg)
 	return NULL;
 }
 
-int main(void)
+static void test_concurrency(void **state)
 {
 	unsigned long reads, faults, total;
 	pthread_t r[READERS], m;
@@ -129,13 +129,11 @@ int main(void)
 	char *s;
 	int i;
 
-	fbt_make_image(SIZE);
-	fbt_start(NULL);
 	for (k = 0; k < NFIXED; k++)
 		fbt_ctl_ok(fixed[k].add);
-	CHECK(pthread_create(&m, NULL, mutator, NULL) == 0, "thread");
+	assert_int_equal(pthread_create(&m, NULL, mutator, NULL), 0);
 	for (i = 0; i < READERS; i++)
-		CHECK(pthread_create(&r[i], NULL, reader, NULL) == 0, "thread");
+		assert_int_equal(pthread_create(&r[i], NULL, reader, NULL), 0);
 	for (i = 0; i < READERS; i++)
 		pthread_join(r[i], NULL);
 	atomic_store(&done, 1);
@@ -143,21 +141,34 @@ int main(void)
 
 	total = atomic_load(&churn_seen);
 	for (k = 0; k < NFIXED; k++) {
-		CHECK(atomic_load(&fixed_seen[k]) == fixed[k].want,
-		      "'%s' changed %lu reads, expected %lu", fixed[k].add,
-		      atomic_load(&fixed_seen[k]), fixed[k].want);
+		fbt_assert(atomic_load(&fixed_seen[k]) == fixed[k].want,
+			   "'%s' changed %lu reads, expected %lu", fixed[k].add,
+			   atomic_load(&fixed_seen[k]), fixed[k].want);
 		total += fixed[k].want;
 	}
-	CHECK(atomic_load(&churn_seen) > 0,
-	      "no read saw a flip by the rules armed while reading");
+	/* some read saw a flip by the rules armed while reading */
+	assert_true(atomic_load(&churn_seen) > 0);
 	s = fbt_ctl("stats");
-	CHECK(sscanf(s, "ok reads=%lu writes=0 faults=%lu", &reads,
-		     &faults) == 2 && reads >= READS, "stats: %s", s);
-	CHECK(faults == total, "the plugin counted %lu faults, the readers "
-	      "saw %lu flipped bytes", faults, total);
-	fbt_stop();
+	fbt_assert(sscanf(s, "ok reads=%lu writes=0 faults=%lu", &reads,
+			  &faults) == 2 && reads >= READS, "stats: %s", s);
+	fbt_assert(faults == total, "the plugin counted %lu faults, the "
+		   "readers saw %lu flipped bytes", faults, total);
 	printf("concurrency: %d readers x %d reads, %lu flips (%lu by rules "
 	       "armed while reading) as expected\n", READERS, ROUNDS, total,
 	       atomic_load(&churn_seen));
-	return 0;
+}
+
+static int setup(void **state)
+{
+	return fbt_serve(SIZE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_concurrency),
+		cmocka_unit_test(fbt_stop_case),
+	};
+
+	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
 }

@@ -21,24 +21,26 @@
 
 #define SIZE (1 << 20)
 
+static uint8_t bytes[SIZE];	/* what a case read */
+
 static void expect(const char *cmd, const char *want)
 {
 	char *got = fbt_ctl(cmd);
 
-	CHECK(strcmp(got, want) == 0, "'%s' answered '%s', expected '%s'",
-	      cmd, got, want);
+	fbt_assert(strcmp(got, want) == 0, "'%s' answered '%s', expected '%s'",
+		   cmd, got, want);
 }
 
 static void expect_err(const char *cmd, const char *part)
 {
 	char *got = fbt_ctl(cmd);
 
-	CHECK(strncmp(got, "err ", 4) == 0 && strstr(got, part) &&
-	      !strchr(got, '\n')[1], "'%s' answered '%s', expected err ...%s...",
-	      cmd, got, part);
+	fbt_assert(strncmp(got, "err ", 4) == 0 && strstr(got, part) &&
+		   !strchr(got, '\n')[1],
+		   "'%s' answered '%s', expected err ...%s...", cmd, got, part);
 }
 
-static void test_protocol(void)
+static void test_protocol(void **state)
 {
 	char *s;
 
@@ -62,16 +64,16 @@ static void test_protocol(void)
 		int fd = fbt_ctl_open();
 
 		s = fbt_ctl_fd(fd, "  stats\r");
-		CHECK(strncmp(s, "ok reads=", 9) == 0, "stats: %s", s);
+		fbt_assert(strncmp(s, "ok reads=", 9) == 0, "stats: %s", s);
 		free(s);
 		s = fbt_ctl_fd(fd, "list");
-		CHECK(strcmp(s, "ok\n") == 0, "list: %s", s);
+		fbt_assert(strcmp(s, "ok\n") == 0, "list: %s", s);
 		free(s);
 		close(fd);
 	}
 }
 
-static void test_bad_rules(void)
+static void test_bad_rules(void **state)
 {
 	expect_err("", "unknown command");
 	expect_err("frobnicate", "unknown command 'frobnicate'");
@@ -124,40 +126,41 @@ static void test_bad_rules(void)
 }
 
 /* Garbage, NUL bytes, a line too long, a client that leaves mid-line. */
-static void test_garbage(void)
+static void test_garbage(void **state)
 {
 	char big[6000], *s;
 	int fd;
 	ssize_t n;
 
 	fd = fbt_ctl_open();
-	CHECK(send(fd, "add on=rest at=0 o\0nes\n", 23, 0) == 23, "send");
+	assert_int_equal(send(fd, "add on=rest at=0 o\0nes\n", 23, 0), 23);
 	n = recv(fd, big, sizeof big - 1, 0);
-	CHECK(n > 0 && strncmp(big, "err ", 4) == 0, "NUL byte refused");
+	/* NUL byte refused */
+	assert_true(n > 0 && strncmp(big, "err ", 4) == 0);
 	close(fd);
 
 	/* Too long: one answer, then the connection is closed. */
 	memset(big, 'x', sizeof big);
 	fd = fbt_ctl_open();
-	CHECK(send(fd, big, sizeof big, MSG_NOSIGNAL) > 0, "send long line");
+	assert_true(send(fd, big, sizeof big, MSG_NOSIGNAL) > 0);
 	n = recv(fd, big, sizeof big - 1, 0);
 	big[n > 0 ? n : 0] = '\0';
-	CHECK(n > 0 && strcmp(big, "err line too long: more than 4096 bytes "
-			      "with its newline\n") == 0,
-	      "long line refused: %s", big);
+	fbt_assert(n > 0 && strcmp(big, "err line too long: more than 4096 "
+				   "bytes with its newline\n") == 0,
+		   "long line refused: %s", big);
 	n = recv(fd, big, sizeof big, 0);
-	CHECK(n <= 0, "client dropped after a long line");
+	assert_true(n <= 0); /* client dropped after a long line */
 	close(fd);
 
 	/* A NUL byte is what is wrong with a long line that has one. */
 	memset(big, 'x', sizeof big);
 	big[10] = '\0';
 	fd = fbt_ctl_open();
-	CHECK(send(fd, big, sizeof big, MSG_NOSIGNAL) > 0, "send long line");
+	assert_true(send(fd, big, sizeof big, MSG_NOSIGNAL) > 0);
 	n = recv(fd, big, sizeof big - 1, 0);
 	big[n > 0 ? n : 0] = '\0';
-	CHECK(strcmp(big, "err line contains a NUL byte\n") == 0,
-	      "NUL byte in a long line: %s", big);
+	fbt_assert(strcmp(big, "err line contains a NUL byte\n") == 0,
+		   "NUL byte in a long line: %s", big);
 	close(fd);
 
 	for (n = 0; n < 256; n++)
@@ -166,11 +169,11 @@ static void test_garbage(void)
 	fd = fbt_ctl_open();
 	s = fbt_ctl_fd(fd, "stats");	/* garbage lines after a good one */
 	free(s);
-	CHECK(send(fd, big, 256, MSG_NOSIGNAL) == 256, "send garbage");
+	assert_int_equal(send(fd, big, 256, MSG_NOSIGNAL), 256);
 	close(fd);
 
 	fd = fbt_ctl_open();
-	CHECK(send(fd, "add on=rest at=0 len=4096 ones", 30, 0) == 30, "send");
+	assert_int_equal(send(fd, "add on=rest at=0 len=4096 ones", 30, 0), 30);
 	close(fd);		/* no newline: must not be executed */
 	expect("list", "ok\n");
 }
@@ -220,15 +223,15 @@ static void stats_answers_at_once(const char *when)
 	char *s = fbt_ctl("stats");
 
 	took = now() - t;
-	CHECK(strncmp(s, "ok reads=", 9) == 0, "stats %s: %s", when, s);
-	CHECK(took < 1.0, "stats %s took %.1f s", when, took);
+	fbt_assert(strncmp(s, "ok reads=", 9) == 0, "stats %s: %s", when, s);
+	fbt_assert(took < 1.0, "stats %s took %.1f s", when, took);
 }
 
 /* A client that sends commands but does not read its answers must not
  * hold up the others; its answers wait for it up to a bound, beyond
  * which it is dropped.
  */
-static void test_slow_reader(void)
+static void test_slow_reader(void **state)
 {
 	size_t cmds = 8192, sent, lines = 0, got = 0, cap = 1 << 20, i;
 	char *buf = malloc(cap);
@@ -240,35 +243,37 @@ static void test_slow_reader(void)
 	 */
 	sent = flood(fd, "stats\n", cmds * 6);
 	stats_answers_at_once("while a client does not read");
-	CHECK(sent == cmds * 6, "sent %zu of %zu bytes", sent, cmds * 6);
+	fbt_assert(sent == cmds * 6, "sent %zu of %zu bytes", sent, cmds * 6);
 	/* Every answer is still there for it, in order. */
 	while (lines < cmds) {
 		if (got == cap)
 			buf = realloc(buf, cap *= 2);
 		r = recv(fd, buf + got, cap - got, 0);
-		CHECK(r > 0, "control socket closed after %zu answers", lines);
+		fbt_assert(r > 0, "control socket closed after %zu answers",
+			   lines);
 		for (i = got; i < got + r; i++)
 			lines += buf[i] == '\n';
 		got += r;
 	}
-	CHECK(got == lines * (strchr(buf, '\n') - buf + 1),
-	      "%zu answers in %zu bytes", lines, got);
+	fbt_assert(got == lines * (strchr(buf, '\n') - buf + 1),
+		   "%zu answers in %zu bytes", lines, got);
 	for (i = 0; i < got; i = strchr(buf + i, '\n') - buf + 1)
-		CHECK(strncmp(buf + i, "ok reads=", 9) == 0,
-		      "answer at byte %zu: %.40s", i, buf + i);
+		fbt_assert(strncmp(buf + i, "ok reads=", 9) == 0,
+			   "answer at byte %zu: %.40s", i, buf + i);
 	close(fd);
 
 	/* One that never reads is dropped once 1 MiB of answers waits. */
 	fd = fbt_ctl_open();
 	sent = flood(fd, "stats\n", 64 << 20);
-	CHECK(sent < 64 << 20, "a client that never reads was not dropped");
+	/* a client that never reads is dropped */
+	assert_true(sent < 64 << 20);
 	stats_answers_at_once("after a client was dropped");
 	for (lines = 0; (r = recv(fd, buf, cap, 0)) > 0;) {
 		for (i = 0; i < (size_t)r; i++)
 			lines += buf[i] == '\n';
 	}
-	CHECK(lines < sent / 6, "the dropped client got all %zu answers",
-	      lines);
+	fbt_assert(lines < sent / 6, "the dropped client got all %zu answers",
+		   lines);
 	close(fd);
 	free(buf);
 }
@@ -277,70 +282,91 @@ static void test_slow_reader(void)
  * freeze: the writes before it reach the image, those after it are
  * acknowledged and dropped, reads after it pass no rule and log nothing.
  */
-static void test_freeze(uint8_t *buf)
+static void test_freeze(void **state)
 {
 	struct nbd_handle *h = fbt_connect();
 	size_t before;
 	json_t *log;
 
 	expect_err("freeze now", "takes no argument");
-	memset(buf, 0xa5, 4096);
-	fbt_pwrite(h, buf, 4096, 8192, 0);
+	memset(bytes, 0xa5, 4096);
+	fbt_pwrite(h, bytes, 4096, 8192, 0);
 	fbt_ctl_ok("add id=w on=read at=8192 len=16 zero");
 	log = fbt_faultlog();
 	before = json_array_size(log);
 	json_decref(log);
 	expect("freeze", "ok\n");
-	memset(buf, 0x5a, 4096);
-	fbt_pwrite(h, buf, 4096, 8192, 0);
-	fbt_pwrite(h, buf, 4096, 0, LIBNBD_CMD_FLAG_FUA);
-	CHECK(nbd_flush(h, 0) == 0, "flush after freeze: %s", nbd_get_error());
-	fbt_pread(h, buf, 4096, 8192);
+	memset(bytes, 0x5a, 4096);
+	fbt_pwrite(h, bytes, 4096, 8192, 0);
+	fbt_pwrite(h, bytes, 4096, 0, LIBNBD_CMD_FLAG_FUA);
+	fbt_assert(nbd_flush(h, 0) == 0, "flush after freeze: %s",
+		   nbd_get_error());
+	fbt_pread(h, bytes, 4096, 8192);
 	for (size_t i = 0; i < 4096; i++)
-		CHECK(buf[i] == 0xa5, "byte %zu after freeze: read 0x%02x, the image "
-		      "holds 0xa5 (a write went through, or a rule applied)", 8192 + i, buf[i]);
+		fbt_assert(bytes[i] == 0xa5, "byte %zu after freeze: read "
+			   "0x%02x, the image holds 0xa5 (a write went through, "
+			   "or a rule applied)", 8192 + i, bytes[i]);
 	nbd_close(h);
-	fbt_read_image(buf, 4096, 8192);
-	CHECK(buf[0] == 0xa5 && buf[4095] == 0xa5, "the image changed after freeze");
-	fbt_read_image(buf, 4096, 0);
+	fbt_read_image(bytes, 4096, 8192);
+	/* the image is unchanged after freeze */
+	assert_true(bytes[0] == 0xa5 && bytes[4095] == 0xa5);
+	fbt_read_image(bytes, 4096, 0);
 	for (size_t i = 0; i < 4096; i++)
-		CHECK(buf[i] == fbt_pattern(i), "byte %zu written after freeze", i);
+		fbt_assert(bytes[i] == fbt_pattern(i),
+			   "byte %zu written after freeze", i);
 	log = fbt_faultlog();
-	CHECK(json_array_size(log) == before, "the fault log grew after freeze: %zu "
-	      "records, %zu before", json_array_size(log), before);
+	fbt_assert(json_array_size(log) == before, "the fault log grew after "
+		   "freeze: %zu records, %zu before", json_array_size(log),
+		   before);
 	json_decref(log);
 }
 
-int main(void)
+/* The add answer means the rule is live for the very next request. */
+static void test_live_at_once(void **state)
 {
-	static uint8_t buf[SIZE];
-	struct nbd_handle *h;
+	struct nbd_handle *h = *state;
 	size_t i;
 
-	fbt_make_image(SIZE);
-	fbt_start(NULL);
-	test_protocol();
-	test_bad_rules();
-	test_garbage();
-	test_slow_reader();
-	/* The add answer means the rule is live for the very next request. */
-	h = fbt_connect();
 	for (i = 0; i < 50; i++) {
 		char cmd[100];
 
 		snprintf(cmd, sizeof cmd, "add id=x%zu on=read at=%zu ones count=1",
 			 i, i * 100);
 		fbt_ctl_ok(cmd);
-		fbt_pread(h, buf, 1, i * 100);
-		CHECK(buf[0] == 0xff, "rule %zu live at once", i);
+		fbt_pread(h, bytes, 1, i * 100);
+		fbt_assert(bytes[0] == 0xff, "rule %zu live at once", i);
 	}
-	nbd_close(h);
-	fbt_read_image(buf, SIZE, 0);
+}
+
+/* Nothing of the bad input above changed a byte or counted a request. */
+static void test_unchanged(void **state)
+{
+	size_t i;
+
+	fbt_read_image(bytes, SIZE, 0);
 	for (i = 0; i < SIZE; i++)
-		CHECK(buf[i] == fbt_pattern(i), "byte %zu changed by bad input", i);
+		fbt_assert(bytes[i] == fbt_pattern(i),
+			   "byte %zu changed by bad input", i);
 	expect("stats", "ok reads=50 writes=0 faults=50 held=0\n");
-	test_freeze(buf);
-	fbt_stop();
-	printf("control: all checks passed\n");
-	return 0;
+}
+
+static int setup(void **state)
+{
+	return fbt_serve(SIZE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_protocol),
+		cmocka_unit_test(test_bad_rules),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_slow_reader),
+		fbt_connected_test(test_live_at_once),
+		cmocka_unit_test(test_unchanged),
+		cmocka_unit_test(test_freeze),
+		cmocka_unit_test(fbt_stop_case),
+	};
+
+	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
 }

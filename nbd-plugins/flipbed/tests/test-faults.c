@@ -23,9 +23,9 @@ static void expect_pattern(const uint8_t *b, size_t len, uint64_t off,
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		CHECK(b[i] == fbt_pattern(off + i), "%s: byte %lu is 0x%02x, "
-		      "expected 0x%02x", what, (unsigned long)(off + i), b[i],
-		      fbt_pattern(off + i));
+		fbt_assert(b[i] == fbt_pattern(off + i),
+			   "%s: byte %lu is 0x%02x, expected 0x%02x", what,
+			   (unsigned long)(off + i), b[i], fbt_pattern(off + i));
 }
 
 static void pattern(uint8_t *b, size_t len, uint64_t off)
@@ -39,22 +39,25 @@ static void pattern(uint8_t *b, size_t len, uint64_t off)
 /* Read flips: partial overlap (request covers only part of the rule),
  * count=1 transience, the file never changes.
  */
-static void test_read_flip(struct nbd_handle *h)
+static void test_read_flip(void **state)
 {
+	struct nbd_handle *h = *state;
+
 	fbt_ctl_ok("add id=rf on=read at=8190 len=4 flip=0,17,31 count=1");
 	fbt_pread(h, buf, BLK, 8192);	/* sees bytes 8192..8193 of the rule */
 	pattern(want, BLK, 8192);
 	want[0] ^= 0x02;		/* bit 17 = byte 2 bit 1 */
 	want[1] ^= 0x80;		/* bit 31 = byte 3 bit 7 */
-	CHECK(memcmp(buf, want, BLK) == 0, "partial read flip");
+	assert_memory_equal(buf, want, BLK);
 	fbt_pread(h, buf, BLK, 8192);
 	expect_pattern(buf, BLK, 8192, "second read after count=1");
 	fbt_read_image(file, BLK, 8192);
 	expect_pattern(file, BLK, 8192, "file after a read fault");
 }
 
-static void test_read_actions(struct nbd_handle *h)
+static void test_read_actions(void **state)
 {
+	struct nbd_handle *h = *state;
 	uint8_t first[16];
 	size_t i;
 
@@ -64,25 +67,27 @@ static void test_read_actions(struct nbd_handle *h)
 	fbt_ctl_ok("add id=rfr on=read at=400 len=8 flip-random=5 seed=7");
 	fbt_pread(h, buf, 512, 0);
 	for (i = 0; i < 3; i++)
-		CHECK(buf[100 + i] == 0 && buf[200 + i] == 0xff, "zero/ones");
-	CHECK(buf[103] == fbt_pattern(103) && buf[99] == fbt_pattern(99) &&
-	      buf[203] == fbt_pattern(203), "zero/ones stay in range");
+		assert_true(buf[100 + i] == 0 && buf[200 + i] == 0xff);
+	/* zero/ones stay in range */
+	assert_true(buf[103] == fbt_pattern(103) &&
+		    buf[99] == fbt_pattern(99) && buf[203] == fbt_pattern(203));
 	memcpy(first, buf + 300, 16);
 	/* The same bytes when the range is read in two pieces. */
 	fbt_pread(h, buf, 7, 300);
 	fbt_pread(h, buf + 7, 9, 307);
-	CHECK(memcmp(first, buf, 16) == 0, "random is a function of offset");
+	/* random is a function of offset */
+	assert_memory_equal(first, buf, 16);
 	fbt_pread(h, buf, 8, 400);
 	{
 		int bits = 0;
 
 		for (i = 0; i < 8; i++)
 			bits += __builtin_popcount(buf[i] ^ fbt_pattern(400 + i));
-		CHECK(bits == 5, "flip-random=5 flipped %d bits", bits);
+		fbt_assert(bits == 5, "flip-random=5 flipped %d bits", bits);
 	}
 	fbt_ctl_ok("add id=re on=read at=1000 eio count=1");
-	CHECK(nbd_pread(h, buf, 512, 512, 0) == -1 && nbd_get_errno() == EIO,
-	      "eio on read");
+	assert_true(nbd_pread(h, buf, 512, 512, 0) == -1 &&
+		    nbd_get_errno() == EIO);
 	fbt_pread(h, buf, 512, 512);
 	fbt_ctl_ok("clear");
 	fbt_read_image(file, 512, 0);
@@ -90,33 +95,37 @@ static void test_read_actions(struct nbd_handle *h)
 }
 
 /* after=2 count=2: requests 3 and 4 are hit, 1, 2 and 5 are clean. */
-static void test_after_count(struct nbd_handle *h)
+static void test_after_count(void **state)
 {
+	struct nbd_handle *h = *state;
 	int i;
 
 	fbt_ctl_ok("add id=ac on=read at=5000 ones after=2 count=2");
 	for (i = 1; i <= 5; i++) {
 		fbt_pread(h, buf, 1, 5000);
-		CHECK((buf[0] == 0xff) == (i == 3 || i == 4),
-		      "request %d got 0x%02x", i, buf[0]);
+		fbt_assert((buf[0] == 0xff) == (i == 3 || i == 4),
+			   "request %d got 0x%02x", i, buf[0]);
 	}
-	CHECK(strcmp(fbt_ctl("list"), "ok\n") == 0, "used-up rule disarmed");
+	/* used-up rule disarmed */
+	assert_string_equal(fbt_ctl("list"), "ok\n");
 }
 
-static void test_write_actions(struct nbd_handle *h)
+static void test_write_actions(void **state)
 {
+	struct nbd_handle *h = *state;
+
 	memset(buf, 0x11, BLK);
 	fbt_ctl_ok("add id=wf on=write at=65536 len=2 flip=0,15");
 	fbt_pwrite(h, buf, BLK, 65536 - 100, 0);
 	fbt_read_image(file, BLK, 65536 - 100);
-	CHECK(file[99] == 0x11 && file[100] == 0x10 && file[101] == 0x91 &&
-	      file[102] == 0x11, "write flip stored");
-	CHECK(buf[100] == 0x11, "client buffer untouched");
+	assert_true(file[99] == 0x11 && file[100] == 0x10 &&
+		    file[101] == 0x91 && file[102] == 0x11);
+	assert_int_equal(buf[100], 0x11); /* client buffer untouched */
 
 	fbt_ctl_ok("add id=wd on=write at=81920 len=512 drop count=1");
 	fbt_pwrite(h, buf, BLK, 81920 - 512, 0);
 	fbt_read_image(file, BLK, 81920 - 512);
-	CHECK(file[511] == 0x11 && file[1024] == 0x11, "outside drop stored");
+	assert_true(file[511] == 0x11 && file[1024] == 0x11);
 	expect_pattern(file + 512, 512, 81920, "dropped range");
 
 	fbt_ctl_ok("add id=wm on=write at=98304 len=4096 misdirect=-8192");
@@ -125,11 +134,11 @@ static void test_write_actions(struct nbd_handle *h)
 	fbt_read_image(file, BLK, 98304);
 	expect_pattern(file, BLK, 98304, "misdirected write's target");
 	fbt_read_image(file, BLK, 98304 - 8192);
-	CHECK(file[0] == 0x22 && file[BLK - 1] == 0x22, "misdirected bytes");
+	assert_true(file[0] == 0x22 && file[BLK - 1] == 0x22);
 
 	fbt_ctl_ok("add id=we on=write at=114688 eio");
-	CHECK(nbd_pwrite(h, buf, BLK, 114688, 0) == -1 && nbd_get_errno() == EIO,
-	      "eio on write");
+	assert_true(nbd_pwrite(h, buf, BLK, 114688, 0) == -1 &&
+		    nbd_get_errno() == EIO);
 	fbt_read_image(file, BLK, 114688);
 	expect_pattern(file, BLK, 114688, "failed write stored nothing");
 
@@ -139,35 +148,40 @@ static void test_write_actions(struct nbd_handle *h)
 	fbt_ctl_ok("add id=wfr on=write at=131078 len=2 flip-random=3 seed=9");
 	fbt_pwrite(h, buf, 16, 131072, 0);
 	fbt_read_image(file, 16, 131072);
-	CHECK(file[0] == 0 && file[1] == 0 && file[2] == 0xff &&
-	      file[3] == 0xff && file[8] == 0x22, "zero/ones on write");
-	CHECK(__builtin_popcount(file[6] ^ 0x22) +
-	      __builtin_popcount(file[7] ^ 0x22) == 3, "flip-random on write");
+	assert_true(file[0] == 0 && file[1] == 0 && file[2] == 0xff &&
+		    file[3] == 0xff && file[8] == 0x22);
+	assert_int_equal(__builtin_popcount(file[6] ^ 0x22) +
+			 __builtin_popcount(file[7] ^ 0x22), 3);
 	fbt_ctl_ok("clear");
 }
 
 /* zero and trim requests through write rules. */
-static void test_zero_trim(struct nbd_handle *h)
+static void test_zero_trim(void **state)
 {
+	struct nbd_handle *h = *state;
+
 	fbt_ctl_ok("add id=zo on=write at=200000 len=4 ones");
-	CHECK(nbd_zero(h, BLK, 200000 - 100, 0) == 0, "zero: %s", nbd_get_error());
+	fbt_assert(nbd_zero(h, BLK, 200000 - 100, 0) == 0, "zero: %s",
+		   nbd_get_error());
 	fbt_read_image(file, BLK, 200000 - 100);
-	CHECK(file[99] == 0 && file[100] == 0xff && file[103] == 0xff &&
-	      file[104] == 0, "ones inside a zeroed range");
+	/* ones inside a zeroed range */
+	assert_true(file[99] == 0 && file[100] == 0xff && file[103] == 0xff &&
+		    file[104] == 0);
 	fbt_ctl_ok("add id=td on=write at=300000 len=100 drop");
-	CHECK(nbd_trim(h, BLK, 300000 - 50, 0) == 0, "trim: %s", nbd_get_error());
+	fbt_assert(nbd_trim(h, BLK, 300000 - 50, 0) == 0, "trim: %s",
+		   nbd_get_error());
 	fbt_read_image(file, 100, 300000);
 	expect_pattern(file, 100, 300000, "trim dropped over the rule");
 	fbt_ctl_ok("add id=ze on=write at=400000 eio");
-	CHECK(nbd_zero(h, BLK, 400000, 0) == -1 && nbd_get_errno() == EIO,
-	      "eio on zero");
-	CHECK(nbd_trim(h, BLK, 400000, 0) == -1 && nbd_get_errno() == EIO,
-	      "eio on trim");
+	assert_true(nbd_zero(h, BLK, 400000, 0) == -1 &&
+		    nbd_get_errno() == EIO);
+	assert_true(nbd_trim(h, BLK, 400000, 0) == -1 &&
+		    nbd_get_errno() == EIO);
 	fbt_ctl_ok("clear");
 }
 
 /* rest: the file changes once, durably, and the change survives a restart. */
-static void test_rest(void)
+static void test_rest(void **state)
 {
 	struct nbd_handle *h;
 
@@ -176,16 +190,18 @@ static void test_rest(void)
 	fbt_ctl_ok("add id=so on=rest at=500020 len=2 ones");
 	fbt_ctl_ok("add id=sr on=rest at=500030 len=8 random seed=3");
 	fbt_ctl_ok("add id=sfr on=rest at=500040 len=8 flip-random=2 seed=3");
-	CHECK(strcmp(fbt_ctl("list"), "ok\n") == 0, "rest rules are not kept");
+	/* rest rules are not kept */
+	assert_string_equal(fbt_ctl("list"), "ok\n");
 	fbt_read_image(file, 48, 500000);
-	CHECK(file[0] == (fbt_pattern(500000) ^ 8) &&
-	      file[1] == (fbt_pattern(500001) ^ 1) && file[10] == 0 &&
-	      file[21] == 0xff, "rest changed the file");
+	/* rest changed the file */
+	assert_true(file[0] == (fbt_pattern(500000) ^ 8) &&
+		    file[1] == (fbt_pattern(500001) ^ 1) && file[10] == 0 &&
+		    file[21] == 0xff);
 	memcpy(want, file, 48);
 	fbt_restart();
 	h = fbt_connect();
 	fbt_pread(h, buf, 48, 500000);
-	CHECK(memcmp(buf, want, 48) == 0, "rest change survives a restart");
+	assert_memory_equal(buf, want, 48); /* rest change survives a restart */
 	nbd_close(h);
 }
 
@@ -198,14 +214,15 @@ static json_t *find_record(json_t *log, const char *rule)
 		if (strcmp(json_string_value(json_object_get(o, "rule")), rule) == 0)
 			return o;
 	}
-	CHECK(0, "no fault log record for rule %s", rule);
+	fail_msg("no fault log record for rule %s", rule);
+	return NULL;
 }
 
 static uint64_t num(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
-	CHECK(json_is_integer(v), "field %s is an integer", key);
+	fbt_assert(json_is_integer(v), "field %s is an integer", key);
 	return json_integer_value(v);
 }
 
@@ -213,61 +230,63 @@ static const char *str(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
-	CHECK(json_is_string(v), "field %s is a string", key);
+	fbt_assert(json_is_string(v), "field %s is a string", key);
 	return json_string_value(v);
 }
 
-static void test_faultlog(void)
+static void test_faultlog(void **state)
 {
 	json_t *log = fbt_faultlog(), *o, *c, *ch;
 	size_t i;
 	uint64_t last_ns = 0;
 
 	json_array_foreach(log, i, o) {
-		CHECK(num(o, "seq") == i + 1, "seq %zu", i + 1);
-		CHECK(num(o, "ns") >= last_ns, "ns is monotonic");
+		fbt_assert(num(o, "seq") == i + 1, "seq %zu", i + 1);
+		assert_true(num(o, "ns") >= last_ns);
 		last_ns = num(o, "ns");
 	}
 	o = find_record(log, "rf");
-	CHECK(strcmp(str(o, "op"), "read") == 0 &&
-	      strcmp(str(o, "action"), "flip") == 0 &&
-	      num(o, "offset") == 8192 && num(o, "len") == 2 &&
-	      num(o, "changed") == 2, "read flip record");
+	assert_true(strcmp(str(o, "op"), "read") == 0 &&
+		    strcmp(str(o, "action"), "flip") == 0 &&
+		    num(o, "offset") == 8192 && num(o, "len") == 2 &&
+		    num(o, "changed") == 2);
 	ch = json_object_get(o, "changes");
-	CHECK(json_array_size(ch) == 2, "two changed bytes");
+	assert_int_equal(json_array_size(ch), 2);
 	c = json_array_get(ch, 1);
-	CHECK(num(c, "offset") == 8193 && num(c, "old") == fbt_pattern(8193) &&
-	      num(c, "new") == (fbt_pattern(8193) ^ 0x80), "change record");
+	assert_true(num(c, "offset") == 8193 &&
+		    num(c, "old") == fbt_pattern(8193) &&
+		    num(c, "new") == (fbt_pattern(8193) ^ 0x80));
 	o = find_record(log, "wm");
-	CHECK(strcmp(str(o, "op"), "write") == 0 &&
-	      num(o, "to") == 98304 - 8192, "misdirect record");
+	assert_true(strcmp(str(o, "op"), "write") == 0 &&
+		    num(o, "to") == 98304 - 8192);
 	o = find_record(log, "sf");
-	CHECK(strcmp(str(o, "op"), "rest") == 0 && num(o, "offset") == 500000,
-	      "rest record");
+	assert_true(strcmp(str(o, "op"), "rest") == 0 &&
+		    num(o, "offset") == 500000);
 	o = find_record(log, "td");
-	CHECK(strcmp(str(o, "op"), "trim") == 0 && num(o, "offset") == 300000 &&
-	      num(o, "len") == 100, "trim drop record");
+	assert_true(strcmp(str(o, "op"), "trim") == 0 &&
+		    num(o, "offset") == 300000 && num(o, "len") == 100);
 	o = find_record(log, "re");
-	CHECK(strcmp(str(o, "action"), "eio") == 0, "eio record");
+	assert_string_equal(str(o, "action"), "eio");
 	json_decref(log);
+}
+
+static int setup(void **state)
+{
+	return fbt_serve(SIZE);
 }
 
 int main(void)
 {
-	struct nbd_handle *h;
+	const struct CMUnitTest tests[] = {
+		fbt_connected_test(test_read_flip),
+		fbt_connected_test(test_read_actions),
+		fbt_connected_test(test_after_count),
+		fbt_connected_test(test_write_actions),
+		fbt_connected_test(test_zero_trim),
+		cmocka_unit_test(test_rest),
+		cmocka_unit_test(test_faultlog),
+		cmocka_unit_test(fbt_stop_case),
+	};
 
-	fbt_make_image(SIZE);
-	fbt_start(NULL);
-	h = fbt_connect();
-	test_read_flip(h);
-	test_read_actions(h);
-	test_after_count(h);
-	test_write_actions(h);
-	test_zero_trim(h);
-	nbd_close(h);
-	test_rest();
-	test_faultlog();
-	fbt_stop();
-	printf("faults: all checks passed\n");
-	return 0;
+	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
 }

@@ -24,51 +24,54 @@ static int record_extent(void *opaque, const char *ctx, uint64_t off,
 	return 0;
 }
 
-static void test_io(void)
+static void test_io(void **state)
 {
 	static uint8_t buf[3 << 20], file[3 << 20];
-	struct nbd_handle *h = fbt_connect();
+	struct nbd_handle *h = *state;
 	size_t i;
 
-	CHECK(nbd_get_size(h) == SIZE, "size %ld", (long)nbd_get_size(h));
-	CHECK(nbd_can_multi_conn(h) == 1 && nbd_can_fua(h) == 1 &&
-	      nbd_can_flush(h) == 1 && nbd_can_zero(h) == 1 &&
-	      nbd_can_trim(h) == 1, "flags as the file plugin's");
+	assert_int_equal(nbd_get_size(h), SIZE);
+	/* flags as the file plugin's */
+	assert_true(nbd_can_multi_conn(h) == 1 && nbd_can_fua(h) == 1 &&
+		    nbd_can_flush(h) == 1 && nbd_can_zero(h) == 1 &&
+		    nbd_can_trim(h) == 1);
 	fbt_pread(h, buf, 65536, 12345);
 	for (i = 0; i < 65536; i++)
-		CHECK(buf[i] == fbt_pattern(12345 + i), "byte %zu", i);
+		fbt_assert(buf[i] == fbt_pattern(12345 + i), "byte %zu", i);
 
 	memset(buf, 0xa5, 5000);
 	fbt_pwrite(h, buf, 5000, 4093, LIBNBD_CMD_FLAG_FUA);
-	CHECK(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
+	fbt_assert(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
 	fbt_read_image(file, 5002, 4092);
-	CHECK(file[0] == fbt_pattern(4092) && file[1] == 0xa5 &&
-	      file[5000] == 0xa5 && file[5001] == fbt_pattern(4093 + 5000),
-	      "write reached the file");
+	/* write reached the file */
+	assert_true(file[0] == fbt_pattern(4092) && file[1] == 0xa5 &&
+		    file[5000] == 0xa5 &&
+		    file[5001] == fbt_pattern(4093 + 5000));
 
 	/* Zero more than one 1 MiB chunk, unaligned, with and without trim. */
-	CHECK(nbd_zero(h, (2 << 20) + 3, 1000001, 0) == 0, "zero: %s",
-	      nbd_get_error());
-	CHECK(nbd_zero(h, 4096, 6 << 20, LIBNBD_CMD_FLAG_NO_HOLE) == 0,
-	      "zero: %s", nbd_get_error());
+	fbt_assert(nbd_zero(h, (2 << 20) + 3, 1000001, 0) == 0, "zero: %s",
+		   nbd_get_error());
+	fbt_assert(nbd_zero(h, 4096, 6 << 20, LIBNBD_CMD_FLAG_NO_HOLE) == 0,
+		   "zero: %s", nbd_get_error());
 	fbt_read_image(file, (2 << 20) + 5, 1000000);
-	CHECK(file[0] == fbt_pattern(1000000) &&
-	      file[(2 << 20) + 4] == fbt_pattern(1000000 + (2 << 20) + 4),
-	      "zero stayed in its range");
+	/* zero stayed in its range */
+	assert_true(file[0] == fbt_pattern(1000000) &&
+		    file[(2 << 20) + 4] ==
+		    fbt_pattern(1000000 + (2 << 20) + 4));
 	for (i = 1; i < (2 << 20) + 4; i++)
-		CHECK(file[i] == 0, "zeroed byte %zu", 1000000 + i);
+		fbt_assert(file[i] == 0, "zeroed byte %zu", 1000000 + i);
 	fbt_read_image(file, 4096, 6 << 20);
 	for (i = 0; i < 4096; i++)
-		CHECK(file[i] == 0, "zeroed byte %zu", (6 << 20) + i);
+		fbt_assert(file[i] == 0, "zeroed byte %zu", (6 << 20) + i);
 
-	CHECK(nbd_trim(h, 1 << 20, 4 << 20, LIBNBD_CMD_FLAG_FUA) == 0,
-	      "trim: %s", nbd_get_error());
+	fbt_assert(nbd_trim(h, 1 << 20, 4 << 20, LIBNBD_CMD_FLAG_FUA) == 0,
+		   "trim: %s", nbd_get_error());
 	fbt_pread(h, buf, 4096, (5 << 20));
-	CHECK(buf[0] == fbt_pattern(5 << 20), "trim stayed in its range");
-	nbd_close(h);
+	/* trim stayed in its range */
+	assert_int_equal(buf[0], fbt_pattern(5 << 20));
 }
 
-static void test_extents(void)
+static void test_extents(void **state)
 {
 	struct nbd_handle *h;
 	nbd_extent_callback cb = { .callback = record_extent };
@@ -78,19 +81,20 @@ static void test_extents(void)
 	truncate(fbt_path("image"), SIZE + (1 << 20));
 	fbt_start("extents=on", NULL);
 	h = fbt_connect();
-	CHECK(nbd_block_status(h, 4096, SIZE + 4096, cb, 0) == 0,
-	      "block status: %s", nbd_get_error());
+	fbt_assert(nbd_block_status(h, 4096, SIZE + 4096, cb, 0) == 0,
+		   "block status: %s", nbd_get_error());
 	nbd_close(h);
-	CHECK(extent_flags & LIBNBD_STATE_HOLE, "extents=on reports the hole");
+	/* extents=on reports the hole */
+	assert_true(extent_flags & LIBNBD_STATE_HOLE);
 
 	fbt_stop();
 	fbt_start(NULL);
 	h = fbt_connect();
 	extent_flags = -1;
-	CHECK(nbd_block_status(h, 4096, SIZE + 4096, cb, 0) == 0,
-	      "block status: %s", nbd_get_error());
-	CHECK(extent_flags == 0, "extents=off reports data (flags %d)",
-	      extent_flags);
+	fbt_assert(nbd_block_status(h, 4096, SIZE + 4096, cb, 0) == 0,
+		   "block status: %s", nbd_get_error());
+	fbt_assert(extent_flags == 0, "extents=off reports data (flags %d)",
+		   extent_flags);
 	nbd_close(h);
 }
 
@@ -99,7 +103,7 @@ static void expect_start_error(const char *want, const char *a, const char *b,
 {
 	char *err = fbt_start_fails(a, b, c, NULL);
 
-	CHECK(strstr(err, want) != NULL, "wanted '%s' in: %s", want, err);
+	fbt_assert(strstr(err, want) != NULL, "wanted '%s' in: %s", want, err);
 	free(err);
 }
 
@@ -107,7 +111,7 @@ static void expect_start_error(const char *want, const char *a, const char *b,
  * start and leave the socket alone; a socket nobody answers on any more
  * (its server was killed) is replaced.
  */
-static void test_control_in_use(void)
+static void test_control_in_use(void **state)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	char img[300], ctl[300], want[400];
@@ -119,21 +123,21 @@ static void test_control_in_use(void)
 		 fbt_path("ctl.sock"));
 	fbt_ctl_ok("add id=first on=read at=0 zero");
 	expect_start_error(want, img, ctl, NULL);
-	CHECK(strstr(fbt_ctl_ok("list"), "id=first ") != NULL,
-	      "the first server still owns its control socket");
+	/* the first server still owns its control socket */
+	assert_non_null(strstr(fbt_ctl_ok("list"), "id=first "));
 	fbt_ctl_ok("clear");
 
 	fbt_stop();
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	strcpy(a.sun_path, fbt_path("ctl.sock"));
-	CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0,
-	      "bind a stale socket: %m");
+	fbt_assert(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0,
+		   "bind a stale socket: %m");
 	close(fd);
 	fbt_start(NULL);
 	fbt_ctl_ok("stats");
 }
 
-static void test_bad_config(void)
+static void test_bad_config(void **state)
 {
 	char file[300], rules[300], ctl[300], img[300], want[400];
 	FILE *fp;
@@ -171,8 +175,8 @@ static void test_bad_config(void)
 	snprintf(want, sizeof want, "%s:1: NUL byte at column 18",
 		 fbt_path("nul.rules"));
 	expect_start_error(want, img, rules, NULL);
-	CHECK(truncate(fbt_path("nul.rules"), 0) == 0 &&
-	      truncate(fbt_path("nul.rules"), 65536) == 0, "zeros: %m");
+	fbt_assert(truncate(fbt_path("nul.rules"), 0) == 0 &&
+		   truncate(fbt_path("nul.rules"), 65536) == 0, "zeros: %m");
 	snprintf(want, sizeof want, "%s:1: NUL byte at column 1",
 		 fbt_path("nul.rules"));
 	expect_start_error(want, img, rules, NULL);
@@ -188,10 +192,11 @@ static void test_bad_config(void)
 	fclose(fp);
 	snprintf(ctl, sizeof ctl, "control=%s", fbt_path("notasocket"));
 	expect_start_error("exists and is not a socket", img, ctl, NULL);
-	CHECK(access(fbt_path("notasocket"), F_OK) == 0, "file kept");
+	assert_int_equal(access(fbt_path("notasocket"), F_OK), 0);
 }
 
-int main(void)
+/* --help lists the keys; the control socket is its owner's alone. */
+static void test_help(void **state)
 {
 	char cmd[1000];
 	struct stat st;
@@ -203,18 +208,28 @@ int main(void)
 		 fbt_nbdkit_env(), FB_PLUGIN, fbt_path("help"),
 		 fbt_path("help"), fbt_path("help"), fbt_path("help"),
 		 fbt_path("help"));
-	fbt_make_image(SIZE);
-	fbt_start(NULL);
-	CHECK(system(cmd) == 0, "--help lists control=, faultlog=, rules=, "
-	      "writelog=");
-	CHECK(stat(fbt_path("ctl.sock"), &st) == 0 &&
-	      (st.st_mode & 0777) == 0600, "control socket mode %o",
-	      st.st_mode & 0777);
-	test_io();
-	test_extents();
-	test_control_in_use();
-	fbt_stop();
-	test_bad_config();
-	printf("serve: all checks passed\n");
-	return 0;
+	/* --help lists control=, faultlog=, rules=, writelog= */
+	assert_int_equal(system(cmd), 0);
+	fbt_assert(stat(fbt_path("ctl.sock"), &st) == 0 &&
+		   (st.st_mode & 0777) == 0600, "control socket mode %o",
+		   st.st_mode & 0777);
+}
+
+static int setup(void **state)
+{
+	return fbt_serve(SIZE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_help),
+		fbt_connected_test(test_io),
+		cmocka_unit_test(test_extents),
+		cmocka_unit_test(test_control_in_use),
+		cmocka_unit_test(fbt_stop_case),
+		cmocka_unit_test(test_bad_config),
+	};
+
+	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
 }

@@ -39,8 +39,8 @@ static uint64_t num(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
-	CHECK(json_is_integer(v), "field %s is an integer in %s", key,
-	      json_dumps(o, 0));
+	fbt_assert(json_is_integer(v), "field %s is an integer in %s", key,
+		   json_dumps(o, 0));
 	return json_integer_value(v);
 }
 
@@ -70,8 +70,8 @@ static json_t *witness(const char *kind, const char *rule)
 	json_t *log = fbt_faultlog(), *o = NULL;
 	size_t n = witnesses(log, kind, rule, &o);
 
-	CHECK(n == 1, "%zu %s witness records for rule %s, expected 1", n,
-	      kind, rule);
+	fbt_assert(n == 1, "%zu %s witness records for rule %s, expected 1", n,
+		   kind, rule);
 	json_incref(o);
 	json_decref(log);
 	return o;
@@ -82,8 +82,8 @@ static void expect_none(const char *kind, const char *rule, const char *why)
 	json_t *log = fbt_faultlog();
 	size_t n = witnesses(log, kind, rule, NULL);
 
-	CHECK(n == 0, "%s: %zu %s witness records for rule %s", why, n, kind,
-	      rule);
+	fbt_assert(n == 0, "%s: %zu %s witness records for rule %s", why, n,
+		   kind, rule);
 	json_decref(log);
 }
 
@@ -101,7 +101,7 @@ static uint64_t fault_seq(const char *rule)
 			n++;
 		}
 	}
-	CHECK(n == 1, "%zu fault records for rule %s", n, rule);
+	fbt_assert(n == 1, "%zu fault records for rule %s", n, rule);
 	json_decref(log);
 	return seq;
 }
@@ -109,22 +109,26 @@ static uint64_t fault_seq(const char *rule)
 static void expect_record(json_t *o, uint64_t fault, uint64_t off,
 			  uint64_t len, const char *op)
 {
-	CHECK(num(o, "offset") == off && num(o, "len") == len &&
-	      strcmp(str(o, "op"), op) == 0,
-	      "record %s: expected offset %lu len %lu op %s", json_dumps(o, 0),
-	      (unsigned long)off, (unsigned long)len, op);
+	fbt_assert(num(o, "offset") == off && num(o, "len") == len &&
+		   strcmp(str(o, "op"), op) == 0,
+		   "record %s: expected offset %lu len %lu op %s",
+		   json_dumps(o, 0), (unsigned long)off, (unsigned long)len,
+		   op);
 	if (fault)
-		CHECK(num(o, "fault") == fault, "record %s names fault %lu",
-		      json_dumps(o, 0), (unsigned long)fault);
+		fbt_assert(num(o, "fault") == fault,
+			   "record %s names fault %lu", json_dumps(o, 0),
+			   (unsigned long)fault);
 	else
-		CHECK(!json_object_get(o, "fault"), "a watch rule's record %s "
-		      "names a fault", json_dumps(o, 0));
+		fbt_assert(!json_object_get(o, "fault"),
+			   "a watch rule's record %s names a fault",
+			   json_dumps(o, 0));
 	json_decref(o);
 }
 
 /* The rest flip of rules=: its read is seen, a read beside it is not. */
-static void test_rest_read(struct nbd_handle *h)
+static void test_rest_read(void **state)
 {
+	struct nbd_handle *h = *state;
 	uint64_t seq = fault_seq("rest");
 
 	fbt_pread(h, buf, 512, 0);
@@ -132,7 +136,8 @@ static void test_rest_read(struct nbd_handle *h)
 	expect_none("read", "rest", "reads beside the flipped bytes");
 	fbt_pread(h, buf, 512, REST - 100);
 	expect_record(witness("read", "rest"), seq, REST + 1, 2, "read");
-	CHECK(buf[101] == (fbt_pattern(REST + 1) ^ 1), "the flip is served");
+	/* the flip is served */
+	assert_int_equal(buf[101], (fbt_pattern(REST + 1) ^ 1));
 	fbt_pread(h, buf, 1, REST + 2);
 	json_decref(witness("read", "rest"));	/* still one */
 }
@@ -140,8 +145,9 @@ static void test_rest_read(struct nbd_handle *h)
 /* Overwrites: a partial one is logged and the rest stays watched; a full
  * one ends the watch, and later reads are not logged.
  */
-static void test_overwrite(struct nbd_handle *h)
+static void test_overwrite(void **state)
 {
+	struct nbd_handle *h = *state;
 	uint64_t seq;
 
 	memset(buf, 0x5a, 64);
@@ -156,7 +162,8 @@ static void test_overwrite(struct nbd_handle *h)
 
 	fbt_ctl_ok("add id=full on=rest at=30000 len=8 ones");
 	seq = fault_seq("full");
-	CHECK(nbd_zero(h, 4096, 28672, 0) == 0, "zero: %s", nbd_get_error());
+	fbt_assert(nbd_zero(h, 4096, 28672, 0) == 0, "zero: %s",
+		   nbd_get_error());
 	expect_record(witness("overwrite", "full"), seq, 30000, 8, "zero");
 	fbt_pread(h, buf, 4096, 28672);
 	expect_none("read", "full", "a read after a full overwrite");
@@ -165,8 +172,9 @@ static void test_overwrite(struct nbd_handle *h)
 }
 
 /* Faults applied in requests are watched from the next request on. */
-static void test_request_faults(struct nbd_handle *h)
+static void test_request_faults(void **state)
 {
+	struct nbd_handle *h = *state;
 	uint64_t seq;
 
 	fbt_ctl_ok("add id=once on=read at=40000 len=4 flip=3 count=1");
@@ -190,8 +198,9 @@ static void test_request_faults(struct nbd_handle *h)
  * the old ones where it belonged and its own where it landed, a torn one
  * the old ones past the tear. Each is watched from the next request on.
  */
-static void test_device_faults(struct nbd_handle *h)
+static void test_device_faults(void **state)
 {
+	struct nbd_handle *h = *state;
 	uint64_t seq;
 	json_t *log, *o;
 	size_t i, n = 0;
@@ -203,7 +212,8 @@ static void test_device_faults(struct nbd_handle *h)
 	expect_none("read", "lost", "the write that lost the bytes");
 	fbt_pread(h, buf, 16, 90112 + 100);
 	expect_record(witness("read", "lost"), seq, 90112 + 100, 16, "read");
-	CHECK(buf[0] == fbt_pattern(90112 + 100), "the lost write's old bytes are served");
+	/* the lost write's old bytes are served */
+	assert_int_equal(buf[0], fbt_pattern(90112 + 100));
 	memset(buf, 0x23, 512);
 	fbt_pwrite(h, buf, 512, 90112, 0);	/* stored now: the watch ends */
 	expect_record(witness("overwrite", "lost"), seq, 90112, 512, "write");
@@ -215,19 +225,23 @@ static void test_device_faults(struct nbd_handle *h)
 	fbt_pwrite(h, buf, 512, 94208, 0);
 	seq = fault_seq("mis");
 	fbt_pread(h, buf, 8, 98304 + 8);	/* where it landed */
-	CHECK(buf[0] == 0x33, "the misdirected write landed 4096 bytes on");
+	/* the misdirected write landed 4096 bytes on */
+	assert_int_equal(buf[0], 0x33);
 	fbt_pread(h, buf, 8, 94208);		/* where it belonged */
 	log = fbt_faultlog();
 	json_array_foreach(log, i, o) {
 		if (strcmp(str(o, "witness"), "read") || strcmp(str(o, "rule"), "mis"))
 			continue;
-		CHECK(num(o, "fault") == seq, "a read record of the misdirect names its fault");
-		CHECK(num(o, "offset") == 98304 + 8 || num(o, "offset") == 94208,
-		      "misdirect read record %s", json_dumps(o, 0));
+		/* a read record of the misdirect names its fault */
+		assert_int_equal(num(o, "fault"), seq);
+		fbt_assert(num(o, "offset") == 98304 + 8 ||
+			   num(o, "offset") == 94208,
+			   "misdirect read record %s", json_dumps(o, 0));
 		n++;
 	}
 	json_decref(log);
-	CHECK(n == 2, "%zu read records of the misdirected write, expected 2 (both spans)", n);
+	fbt_assert(n == 2, "%zu read records of the misdirected write, "
+		   "expected 2 (both spans)", n);
 
 	memset(buf, 0x44, 4096);
 	fbt_ctl_ok("add id=tear on=write at=102400 len=4096 torn=1 count=1");
@@ -237,22 +251,25 @@ static void test_device_faults(struct nbd_handle *h)
 	expect_none("read", "tear", "a read of the sector the torn write stored");
 	fbt_pread(h, buf, 4, 102400 + 1024);
 	expect_record(witness("read", "tear"), seq, 102400 + 1024, 4, "read");
-	CHECK(buf[0] == fbt_pattern(102400 + 1024), "the torn-off part keeps its old bytes");
+	/* the torn-off part keeps its old bytes */
+	assert_int_equal(buf[0], fbt_pattern(102400 + 1024));
 }
 
 /* The watch rule of rules=: logged like a fault, no byte changed. */
-static void test_watch_rule(struct nbd_handle *h)
+static void test_watch_rule(void **state)
 {
+	struct nbd_handle *h = *state;
 	size_t i;
 
-	CHECK(strstr(fbt_ctl_ok("list"), "id=w1 watch at=8192 len=16\n"),
-	      "list shows the watch rule: %s", fbt_ctl("list"));
+	fbt_assert(strstr(fbt_ctl_ok("list"), "id=w1 watch at=8192 len=16\n"),
+		   "list shows the watch rule: %s", fbt_ctl("list"));
 	fbt_pread(h, buf, 4096, WATCH - 4090);
 	expect_record(witness("read", "w1"), 0, WATCH, 6, "read");
 	for (i = 0; i < 4096; i++)
-		CHECK(buf[i] == fbt_pattern(WATCH - 4090 + i),
-		      "a watch rule changed byte %zu", WATCH - 4090 + i);
-	CHECK(nbd_trim(h, 4, WATCH + 12, 0) == 0, "trim: %s", nbd_get_error());
+		fbt_assert(buf[i] == fbt_pattern(WATCH - 4090 + i),
+			   "a watch rule changed byte %zu", WATCH - 4090 + i);
+	fbt_assert(nbd_trim(h, 4, WATCH + 12, 0) == 0, "trim: %s",
+		   nbd_get_error());
 	expect_record(witness("overwrite", "w1"), 0, WATCH + 12, 4, "trim");
 	fbt_pread(h, buf, 16, WATCH);	/* overwrites end no watch rule */
 	json_decref(witness("read", "w1"));
@@ -268,8 +285,9 @@ static void test_watch_rule(struct nbd_handle *h)
 }
 
 /* A hot range: 1000 reads, one record; the summary counts them. */
-static void test_bound(struct nbd_handle *h)
+static void test_bound(void **state)
 {
+	struct nbd_handle *h = *state;
 	int i;
 
 	fbt_ctl_ok("add id=hot watch at=70000 len=512");
@@ -314,30 +332,31 @@ static void expect_busy_bound(void)
 		    strcmp(str(o, "rule"), "busy0") == 0)
 			first = num(o, "seq");
 	}
-	CHECK(first, "no fault record for rule busy0");
+	assert_true(first);	/* the fault record of rule busy0 */
 	json_array_foreach(log, i, o) {
 		const char *kind = str(o, "witness");
 
 		if (strncmp(str(o, "rule"), "busy", 4) || !*kind)
 			continue;
 		k = num(o, "fault") - first;
-		CHECK(k < BUSY_SPANS && num(o, "offset") >= BUSY + k * 4096,
-		      "record %s names another fault", json_dumps(o, 0));
+		fbt_assert(k < BUSY_SPANS && num(o, "offset") >= BUSY + k * 4096,
+			   "record %s names another fault", json_dumps(o, 0));
 		reads[k] += strcmp(kind, "read") == 0;
 		overwrites[k] += strcmp(kind, "overwrite") == 0;
 		summaries[k] += strcmp(kind, "summary") == 0;
 	}
 	for (k = 0; k < BUSY_SPANS; k++)
-		CHECK(reads[k] <= 1 && overwrites[k] <= 1 && summaries[k] <= 1,
-		      "busy%zu: %zu read, %zu overwrite, %zu summary records",
-		      k, reads[k], overwrites[k], summaries[k]);
+		fbt_assert(reads[k] <= 1 && overwrites[k] <= 1 &&
+			   summaries[k] <= 1, "busy%zu: %zu read, %zu overwrite, "
+			   "%zu summary records", k, reads[k], overwrites[k],
+			   summaries[k]);
 	json_decref(log);
 }
 
 /* Readers and writers on several connections over the busy spans, while
  * overwrites end and split watches under them.
  */
-static void test_busy(void)
+static void test_busy(void **state)
 {
 	pthread_t t[THREADS];
 	char cmd[128];
@@ -349,9 +368,8 @@ static void test_busy(void)
 		fbt_ctl_ok(cmd);
 	}
 	for (k = 0; k < THREADS; k++)
-		CHECK(pthread_create(&t[k], NULL, busy_client,
-				     (void *)(uintptr_t)(k + 1)) == 0,
-		      "pthread_create");
+		assert_int_equal(pthread_create(&t[k], NULL, busy_client,
+						(void *)(uintptr_t)(k + 1)), 0);
 	for (k = 0; k < THREADS; k++)
 		pthread_join(t[k], NULL);
 	expect_busy_bound();
@@ -361,11 +379,11 @@ static void expect_err(const char *cmd, const char *part)
 {
 	char *got = fbt_ctl(cmd);
 
-	CHECK(strncmp(got, "err ", 4) == 0 && strstr(got, part),
-	      "'%s' answered '%s', expected err ...%s...", cmd, got, part);
+	fbt_assert(strncmp(got, "err ", 4) == 0 && strstr(got, part),
+		   "'%s' answered '%s', expected err ...%s...", cmd, got, part);
 }
 
-static void test_bad_watch(void)
+static void test_bad_watch(void **state)
 {
 	char rules[300], img[300], *err;
 	FILE *fp;
@@ -383,65 +401,71 @@ static void test_bad_watch(void)
 	expect_err("add id=hot watch at=0", "id=hot is already armed");
 
 	fp = fopen(fbt_path("bad.rules"), "w");
-	CHECK(fp != NULL, "bad.rules: %m");
+	fbt_assert(fp != NULL, "bad.rules: %m");
 	fprintf(fp, "# a watch past the end\nwatch at=1048570 len=7\n");
 	fclose(fp);
 	snprintf(img, sizeof img, "file=%s", fbt_path("image"));
 	snprintf(rules, sizeof rules, "rules=%s", fbt_path("bad.rules"));
 	err = fbt_start_fails(img, rules, NULL);
-	CHECK(strstr(err, "bad.rules:2: at=1048570 len=7 is outside the disk"),
-	      "rules= with a bad watch: %s", err);
+	fbt_assert(strstr(err, "bad.rules:2: at=1048570 len=7 is outside "
+			  "the disk"), "rules= with a bad watch: %s", err);
 	free(err);
 }
 
-static void test_summary(void)
+static void test_summary(void **state)
 {
 	json_t *o = witness("summary", "hot");
 
-	CHECK(num(o, "reads") == 1000 && num(o, "overwrites") == 0 &&
-	      num(o, "offset") == 70000 && num(o, "len") == 512 &&
-	      strcmp(str(o, "end"), "exit") == 0,
-	      "summary of 1000 reads: %s", json_dumps(o, 0));
+	fbt_assert(num(o, "reads") == 1000 && num(o, "overwrites") == 0 &&
+		   num(o, "offset") == 70000 && num(o, "len") == 512 &&
+		   strcmp(str(o, "end"), "exit") == 0,
+		   "summary of 1000 reads: %s", json_dumps(o, 0));
 	json_decref(o);
 	o = witness("summary", "w1");
-	CHECK(num(o, "reads") == 2 && num(o, "overwrites") == 1 &&
-	      strcmp(str(o, "end"), "deleted") == 0,
-	      "summary of the watch rule ended by clear: %s", json_dumps(o, 0));
+	fbt_assert(num(o, "reads") == 2 && num(o, "overwrites") == 1 &&
+		   strcmp(str(o, "end"), "deleted") == 0,
+		   "summary of the watch rule ended by clear: %s",
+		   json_dumps(o, 0));
 	json_decref(o);
 	o = witness("summary", "rest");
-	CHECK(num(o, "reads") == 2 && num(o, "fault") == fault_seq("rest"),
-	      "summary of the rest flip: %s", json_dumps(o, 0));
+	fbt_assert(num(o, "reads") == 2 && num(o, "fault") == fault_seq("rest"),
+		   "summary of the rest flip: %s", json_dumps(o, 0));
 	json_decref(o);
 	expect_none("summary", "once", "a summary with nothing unlogged");
 	expect_busy_bound();
 }
 
-int main(void)
+/* rules= at start: a rest flip and a watch rule. */
+static int setup(void **state)
 {
-	struct nbd_handle *h;
 	char rules[300];
 	FILE *fp;
 
 	fbt_make_image(SIZE);
 	fp = fopen(fbt_path("start.rules"), "w");
-	CHECK(fp != NULL, "start.rules: %m");
+	fbt_assert(fp != NULL, "start.rules: %m");
 	fprintf(fp, "id=rest on=rest at=%d len=2 flip=0,9\n"
 		"id=w1 watch at=%d len=16\n", REST + 1, WATCH);
 	fclose(fp);
 	snprintf(rules, sizeof rules, "rules=%s", fbt_path("start.rules"));
 	fbt_start(rules, NULL);
-	h = fbt_connect();
-	test_rest_read(h);
-	test_overwrite(h);
-	test_request_faults(h);
-	test_device_faults(h);
-	test_watch_rule(h);
-	test_bound(h);
-	test_busy();
-	test_bad_watch();
-	nbd_close(h);
-	fbt_stop();
-	test_summary();
-	printf("witness: all checks passed\n");
 	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		fbt_connected_test(test_rest_read),
+		fbt_connected_test(test_overwrite),
+		fbt_connected_test(test_request_faults),
+		fbt_connected_test(test_device_faults),
+		fbt_connected_test(test_watch_rule),
+		fbt_connected_test(test_bound),
+		cmocka_unit_test(test_busy),
+		cmocka_unit_test(test_bad_watch),
+		cmocka_unit_test(fbt_stop_case),
+		cmocka_unit_test(test_summary),
+	};
+
+	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
 }

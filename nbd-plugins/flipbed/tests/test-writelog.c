@@ -51,12 +51,12 @@ static uint8_t *read_file(const char *name, size_t *len)
 	uint8_t *b;
 	long n;
 
-	CHECK(fp != NULL, "%s: %m", name);
+	fbt_assert(fp != NULL, "%s: %m", name);
 	fseek(fp, 0, SEEK_END);
 	n = ftell(fp);
 	rewind(fp);
 	b = malloc(n + 1);	/* NUL-terminated, for text */
-	CHECK(fread(b, 1, n, fp) == (size_t)n, "read %s", name);
+	fbt_assert(fread(b, 1, n, fp) == (size_t)n, "read %s", name);
 	b[n] = '\0';
 	fclose(fp);
 	*len = n;
@@ -67,8 +67,8 @@ static void write_file(const char *name, const void *b, size_t len)
 {
 	FILE *fp = fopen(fbt_path(name), "w");
 
-	CHECK(fp && fwrite(b, 1, len, fp) == len && fclose(fp) == 0,
-	      "write %s: %m", name);
+	fbt_assert(fp && fwrite(b, 1, len, fp) == len && fclose(fp) == 0,
+		   "write %s: %m", name);
 }
 
 static void copy_file(const char *from, const char *to)
@@ -97,7 +97,7 @@ static int replay(const char *fmt, ...)
 	snprintf(cmd, sizeof cmd, "cd %s && %s %s > replay.out 2>&1",
 		 fbt_dir(), FB_REPLAY, args);
 	st = system(cmd);
-	CHECK(st != -1 && WIFEXITED(st), "%s: status 0x%x", cmd, st);
+	fbt_assert(st != -1 && WIFEXITED(st), "%s: status 0x%x", cmd, st);
 	o = read_file("replay.out", &len);
 	snprintf(out, sizeof out, "%.*s", (int)len, o);
 	free(o);
@@ -110,10 +110,11 @@ static void expect_image(const char *name, const uint8_t *want,
 	size_t len, i;
 	uint8_t *got = read_file(name, &len);
 
-	CHECK(len == SIZE, "%s: %zu bytes", what, len);
+	fbt_assert(len == SIZE, "%s: %zu bytes", what, len);
 	for (i = 0; i < SIZE; i++)
-		CHECK(got[i] == want[i], "%s: byte %zu is 0x%02x, expected "
-		      "0x%02x", what, i, got[i], want[i]);
+		fbt_assert(got[i] == want[i],
+			   "%s: byte %zu is 0x%02x, expected 0x%02x", what,
+			   i, got[i], want[i]);
 	free(got);
 }
 
@@ -124,20 +125,23 @@ static void expect_no_temp(void)
 	struct dirent *e;
 
 	while ((e = readdir(d)))
-		CHECK(!strstr(e->d_name, ".replay-"), "left behind: %s",
-		      e->d_name);
+		fbt_assert(!strstr(e->d_name, ".replay-"), "left behind: %s",
+			   e->d_name);
 	closedir(d);
 }
 
 static void refused(int status, const char *part, const char *what)
 {
-	CHECK(status == 2 && strstr(out, part), "%s: exit %d, wanted 2 and "
-	      "'%s' in: %s", what, status, part, out);
+	fbt_assert(status == 2 && strstr(out, part),
+		   "%s: exit %d, wanted 2 and '%s' in: %s", what, status,
+		   part, out);
 	expect_no_temp();
 }
 
-/* The client's side of the run: requests and flushes, rules on the way. */
-static void run_client(void)
+/* The client's side of the run: requests and flushes, rules on the way;
+ * then the server stops.
+ */
+static void run_client(void **state)
 {
 	static uint8_t b[1 << 20];
 	struct nbd_handle *h = fbt_connect();
@@ -147,16 +151,16 @@ static void run_client(void)
 	fbt_pwrite(h, b, 4096, 0, 0);
 	memset(b, 0x22, 1000);
 	fbt_pwrite(h, b, 1000, 8192, LIBNBD_CMD_FLAG_FUA);
-	CHECK(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
+	fbt_assert(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
 	points[1] = image_now();
 
-	CHECK(nbd_zero(h, 4096, 16384, LIBNBD_CMD_FLAG_NO_HOLE) == 0 &&
-	      nbd_zero(h, 8192, 32768, 0) == 0 &&
-	      nbd_trim(h, 65536, 131072, 0) == 0, "zero, trim: %s",
-	      nbd_get_error());
+	fbt_assert(nbd_zero(h, 4096, 16384, LIBNBD_CMD_FLAG_NO_HOLE) == 0 &&
+		   nbd_zero(h, 8192, 32768, 0) == 0 &&
+		   nbd_trim(h, 65536, 131072, 0) == 0, "zero, trim: %s",
+		   nbd_get_error());
 	memset(b, 0x33, 50);
 	fbt_pwrite(h, b, 50, 100, 0);
-	CHECK(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
+	fbt_assert(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
 	points[2] = image_now();
 
 	fbt_ctl_ok("add on=write at=262144 len=8192 torn=2 count=1");
@@ -172,12 +176,14 @@ static void run_client(void)
 	for (i = 0; i < sizeof b; i++)
 		b[i] = (uint8_t)(i * 7 + (i >> 12));
 	fbt_pwrite(h, b, sizeof b, 1 << 20, LIBNBD_CMD_FLAG_FUA);
-	CHECK(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
+	fbt_assert(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
 	points[3] = image_now();
 
 	memset(b, 0x77, 4096);
 	fbt_pwrite(h, b, 4096, 2 << 20, 0);	/* never flushed */
 	nbd_close(h);
+	fbt_stop();
+	final = image_now();
 }
 
 static uint64_t le(const uint8_t *p, int n)
@@ -200,7 +206,7 @@ struct want {
 #define W(t, f, o, l, d) { FB_WLOG_##t, f, o, l, d, NULL }
 
 /* The log, read with the layout flipbed-replay.pod documents. */
-static void check_log(const uint8_t *start)
+static void check_log(void **state)
 {
 	static uint8_t big[1 << 20];
 	const struct want want[] = {
@@ -231,42 +237,47 @@ static void check_log(const uint8_t *start)
 
 	for (i = 0; i < sizeof big; i++)
 		big[i] = (uint8_t)(i * 7 + (i >> 12));
-	CHECK(len >= 64 && memcmp(log, "FLIPBEDW", 8) == 0 &&
-	      le(log + 8, 4) == 1 && le(log + 12, 4) == 64 &&
-	      le(log + 16, 8) == SIZE && le(log + 32, 4) == 48 &&
-	      le(log + 36, 4) == 64 << 20, "log header");
-	CHECK(le(log + 24, 8) == fb_xxh64(start, SIZE, 0),
-	      "the header's hash is the image's at start, before the rest "
-	      "rule of rules=FILE");
-	CHECK(le(log + 60, 4) == (uint32_t)fb_xxh64(log, 60, 0), "check");
+	assert_true(len >= 64 && memcmp(log, "FLIPBEDW", 8) == 0 &&
+		    le(log + 8, 4) == 1 && le(log + 12, 4) == 64 &&
+		    le(log + 16, 8) == SIZE && le(log + 32, 4) == 48 &&
+		    le(log + 36, 4) == 64 << 20);
+	/* the header's hash is the image's at start, before the rest rule
+	 * of rules=FILE
+	 */
+	assert_int_equal(le(log + 24, 8), fb_xxh64(points[0], SIZE, 0));
+	assert_int_equal(le(log + 60, 4), (uint32_t)fb_xxh64(log, 60, 0));
 	for (p = log + 64, k = 0; k < n; k++) {
 		const struct want *w = &want[k];
 		uint64_t size = 48 + (w->type == FB_WLOG_WRITE ? w->length : 0);
 
-		CHECK(p + 48 <= log + len, "record %zu missing", k + 1);
-		CHECK(le(p, 4) == size && le(p + 4, 2) == w->type &&
-		      le(p + 6, 2) == w->flags && le(p + 8, 8) == k + 1 &&
-		      le(p + 24, 8) == w->offset && le(p + 32, 8) == w->length,
-		      "record %zu: size %lu type %lu flags %lu seq %lu offset "
-		      "%lu length %lu", k + 1, (unsigned long)le(p, 4),
-		      (unsigned long)le(p + 4, 2), (unsigned long)le(p + 6, 2),
-		      (unsigned long)le(p + 8, 8), (unsigned long)le(p + 24, 8),
-		      (unsigned long)le(p + 32, 8));
-		CHECK(le(p + 16, 8) >= ns, "record %zu: ns goes back", k + 1);
+		fbt_assert(p + 48 <= log + len, "record %zu missing", k + 1);
+		fbt_assert(le(p, 4) == size && le(p + 4, 2) == w->type &&
+			   le(p + 6, 2) == w->flags && le(p + 8, 8) == k + 1 &&
+			   le(p + 24, 8) == w->offset &&
+			   le(p + 32, 8) == w->length,
+			   "record %zu: size %lu type %lu flags %lu seq %lu "
+			   "offset %lu length %lu", k + 1,
+			   (unsigned long)le(p, 4), (unsigned long)le(p + 4, 2),
+			   (unsigned long)le(p + 6, 2), (unsigned long)le(p + 8, 8),
+			   (unsigned long)le(p + 24, 8),
+			   (unsigned long)le(p + 32, 8));
+		fbt_assert(le(p + 16, 8) >= ns, "record %zu: ns goes back",
+			   k + 1);
 		ns = le(p + 16, 8);
-		CHECK(le(p + 44, 4) == (uint32_t)fb_xxh64(p, 44, 0),
-		      "record %zu: check", k + 1);
+		fbt_assert(le(p + 44, 4) == (uint32_t)fb_xxh64(p, 44, 0),
+			   "record %zu: check", k + 1);
 		for (i = 0; w->type == FB_WLOG_WRITE && i < w->length; i++)
-			CHECK(p[48 + i] == (w->data ? w->data[i] : w->fill),
-			      "record %zu: data byte %zu", k + 1, i);
+			fbt_assert(p[48 + i] == (w->data ? w->data[i] :
+						 w->fill),
+				   "record %zu: data byte %zu", k + 1, i);
 		p += size;
 	}
-	CHECK(p == log + len, "%zu bytes after the last record",
-	      (size_t)(log + len - p));
+	fbt_assert(p == log + len, "%zu bytes after the last record",
+		   (size_t)(log + len - p));
 	free(log);
 }
 
-static void check_list(void)
+static void check_list(void **state)
 {
 	/* point seq writes zeros trims fua fault rest bytes */
 	static const unsigned long rows[][9] = {
@@ -278,57 +289,58 @@ static void check_list(void)
 	const char *l;
 	size_t r, i;
 
-	CHECK(replay("--list log.wlog") == 0, "--list: %s", out);
-	CHECK(strstr(out, "image 4194304 bytes") &&
-	      strstr(out, "20 records, 3 flush points"), "--list: %s", out);
+	fbt_assert(replay("--list log.wlog") == 0, "--list: %s", out);
+	fbt_assert(strstr(out, "image 4194304 bytes") &&
+		   strstr(out, "20 records, 3 flush points"), "--list: %s",
+		   out);
 	for (r = 0; r < 3; r++) {
 		char key[16];
 
 		snprintf(key, sizeof key, "\n%lu ", rows[r][0]);
 		l = strstr(out, key);
-		CHECK(l && sscanf(l + 1, "%lu %lu %lu %lu %lu %lu %lu %lu %lu",
-				  &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-				  &v[6], &v[7], &v[8]) == 9, "row %zu: %s",
-		      r + 1, out);
+		fbt_assert(l && sscanf(l + 1, "%lu %lu %lu %lu %lu %lu %lu %lu "
+				       "%lu", &v[0], &v[1], &v[2], &v[3], &v[4],
+				       &v[5], &v[6], &v[7], &v[8]) == 9,
+			   "row %zu: %s", r + 1, out);
 		for (i = 0; i < 9; i++)
-			CHECK(v[i] == rows[r][i], "--list row %zu column %zu "
-			      "is %lu, expected %lu: %s", r + 1, i + 1, v[i],
-			      rows[r][i], out);
+			fbt_assert(v[i] == rows[r][i], "--list row %zu column "
+				   "%zu is %lu, expected %lu: %s", r + 1, i + 1,
+				   v[i], rows[r][i], out);
 	}
 	l = strstr(out, "\nend ");
-	CHECK(l && sscanf(l + 5, "%lu %lu", &v[0], &v[1]) == 2 && v[0] == 20 &&
-	      v[1] == 1, "--list end row: %s", out);
+	fbt_assert(l && sscanf(l + 5, "%lu %lu", &v[0], &v[1]) == 2 &&
+		   v[0] == 20 && v[1] == 1, "--list end row: %s", out);
 }
 
-static void check_replays(void)
+static void check_replays(void **state)
 {
 	char name[64];
 	int k;
 
 	for (k = 0; k <= POINTS; k++) {
 		snprintf(name, sizeof name, "point%d.img", k);
-		CHECK(replay("log.wlog start.img --to-flush %d -o %s", k,
-			     name) == 0, "--to-flush %d: %s", k, out);
+		fbt_assert(replay("log.wlog start.img --to-flush %d -o %s", k,
+				  name) == 0, "--to-flush %d: %s", k, out);
 		expect_image(name, points[k], name);
 	}
-	CHECK(replay("log.wlog start.img --to-end -o end.img") == 0,
-	      "--to-end: %s", out);
+	fbt_assert(replay("log.wlog start.img --to-end -o end.img") == 0,
+		   "--to-end: %s", out);
 	expect_image("end.img", final, "--to-end");
 	expect_image("start.img", points[0], "-o leaves IMAGE alone");
 
 	/* Without -o the result replaces IMAGE; --in-place writes into it. */
 	copy_file("start.img", "copy.img");
-	CHECK(replay("log.wlog copy.img --to-flush 2") == 0, "replace: %s",
-	      out);
+	fbt_assert(replay("log.wlog copy.img --to-flush 2") == 0, "replace: %s",
+		   out);
 	expect_image("copy.img", points[2], "IMAGE replaced");
 	copy_file("start.img", "copy.img");
-	CHECK(replay("log.wlog copy.img --to-flush 3 --in-place") == 0,
-	      "--in-place: %s", out);
+	fbt_assert(replay("log.wlog copy.img --to-flush 3 --in-place") == 0,
+		   "--in-place: %s", out);
 	expect_image("copy.img", points[3], "--in-place");
 	expect_no_temp();
 }
 
-static void check_refusals(void)
+static void check_refusals(void **state)
 {
 	uint8_t *b;
 	size_t len;
@@ -336,7 +348,7 @@ static void check_refusals(void)
 	refused(replay("log.wlog start.img --to-flush 4 -o x.img"),
 		"--to-flush 4: log.wlog has 3 flush points (0 to 3",
 		"past end");
-	CHECK(access(fbt_path("x.img"), F_OK) < 0, "x.img was created");
+	assert_true(access(fbt_path("x.img"), F_OK) < 0);
 
 	b = read_file("start.img", &len);
 	b[123456] ^= 0x10;
@@ -344,7 +356,8 @@ static void check_refusals(void)
 	refused(replay("log.wlog other.img --to-flush 1"),
 		"but log.wlog was recorded on an image with XXH64",
 		"another image");
-	CHECK(strstr(out, "not the image the server started with"), "%s", out);
+	fbt_assert(strstr(out, "not the image the server started with"), "%s",
+		   out);
 	expect_image("other.img", b, "a refused IMAGE is left alone");
 	b[123456] ^= 0x10;
 	write_file("short.img", b, len - 512);
@@ -373,11 +386,12 @@ static void check_refusals(void)
 	/* A log cut inside its last record: replayed up to the one before. */
 	b[8] = 1;
 	write_file("cut.wlog", b, len - 100);
-	CHECK(replay("--list cut.wlog") == 0 &&
-	      strstr(out, "19 records, 3 flush points") &&
-	      strstr(out, "partial record (4044 bytes)"), "cut log: %s", out);
-	CHECK(replay("cut.wlog start.img --to-end -o cut.img") == 0,
-	      "cut log --to-end: %s", out);
+	fbt_assert(replay("--list cut.wlog") == 0 &&
+		   strstr(out, "19 records, 3 flush points") &&
+		   strstr(out, "partial record (4044 bytes)"), "cut log: %s",
+		   out);
+	fbt_assert(replay("cut.wlog start.img --to-end -o cut.img") == 0,
+		   "cut log --to-end: %s", out);
 	expect_image("cut.img", points[3], "a cut log to its end");
 	free(b);
 
@@ -395,7 +409,7 @@ static void check_refusals(void)
 		"alone", "--list with an image");
 	refused(replay("missing.wlog start.img --to-end"),
 		"missing.wlog: No such file or directory", "no log");
-	CHECK(access(fbt_path("x.img"), F_OK) < 0, "x.img was created");
+	assert_true(access(fbt_path("x.img"), F_OK) < 0);
 	expect_image("start.img", points[0], "IMAGE after the refusals");
 }
 
@@ -419,8 +433,8 @@ static void *writer(void *arg)
 		memset(b, fill(t, i), sizeof b);
 		fbt_pwrite(h, b, sizeof b, t * REGION + i * 4096, 0);
 		if (i % 8 == 7)
-			CHECK(nbd_flush(h, 0) == 0, "flush: %s",
-			      nbd_get_error());
+			fbt_assert(nbd_flush(h, 0) == 0, "flush: %s",
+				   nbd_get_error());
 	}
 	nbd_close(h);
 	return NULL;
@@ -437,12 +451,12 @@ static int written(const uint8_t *img, long t, int i)
 	if (j == 4096)
 		return 1;
 	for (j = 0; j < 4096; j++)
-		CHECK(p[j] == fbt_pattern(off + j), "writer %ld block %d: "
-		      "byte %lu is 0x%02x", t, i, (unsigned long)j, p[j]);
+		fbt_assert(p[j] == fbt_pattern(off + j), "writer %ld block %d: "
+			   "byte %lu is 0x%02x", t, i, (unsigned long)j, p[j]);
 	return 0;
 }
 
-static void check_writers(void)
+static void check_writers(void **state)
 {
 	char wl[600], name[64];
 	pthread_t th[WRITERS];
@@ -455,36 +469,37 @@ static void check_writers(void)
 	snprintf(wl, sizeof wl, "writelog=%s", fbt_path("writers.wlog"));
 	fbt_start(wl, NULL);
 	for (t = 0; t < WRITERS; t++)
-		CHECK(pthread_create(&th[t], NULL, writer, (void *)t) == 0,
-		      "thread");
+		assert_int_equal(pthread_create(&th[t], NULL, writer,
+						(void *)t), 0);
 	for (t = 0; t < WRITERS; t++)
 		pthread_join(th[t], NULL);
 	fbt_stop();
 	free(final);
 	final = image_now();
-	CHECK(replay("--list writers.wlog") == 0 &&
-	      strstr(out, "288 records, 32 flush points"), "--list: %s", out);
-	CHECK(replay("writers.wlog start.img --to-end -o w.img") == 0,
-	      "--to-end: %s", out);
+	fbt_assert(replay("--list writers.wlog") == 0 &&
+		   strstr(out, "288 records, 32 flush points"), "--list: %s",
+		   out);
+	fbt_assert(replay("writers.wlog start.img --to-end -o w.img") == 0,
+		   "--to-end: %s", out);
 	expect_image("w.img", final, "four writers, to the end");
 	for (k = 1; k <= WRITERS * WRITES / 8; k += 3) {
 		snprintf(name, sizeof name, "--to-flush %d -o w.img", k);
-		CHECK(replay("writers.wlog start.img %s", name) == 0, "%s: %s",
-		      name, out);
+		fbt_assert(replay("writers.wlog start.img %s", name) == 0,
+			   "%s: %s", name, out);
 		img = read_file("w.img", &(size_t){ 0 });
 		for (t = 0; t < WRITERS; t++) {
 			for (n = 0; n < WRITES && written(img, t, n); n++)
 				;
 			for (i = n; i < WRITES; i++)
-				CHECK(!written(img, t, i), "flush point %d: "
-				      "writer %ld has block %d but not %d", k,
-				      t, i, n);
+				fbt_assert(!written(img, t, i), "flush point "
+					   "%d: writer %ld has block %d but not "
+					   "%d", k, t, i, n);
 		}
 		free(img);
 	}
 }
 
-static void check_log_full(void)
+static void check_log_full(void **state)
 {
 	struct rlimit old, lim;
 	struct nbd_handle *h;
@@ -500,34 +515,35 @@ static void check_log_full(void)
 	 * for two records of 16 KiB in the log, not three. The image is
 	 * written below that.
 	 */
-	CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0, "getrlimit: %m");
+	fbt_assert(getrlimit(RLIMIT_FSIZE, &old) == 0, "getrlimit: %m");
 	lim = old;
 	lim.rlim_cur = 40000;
 	signal(SIGXFSZ, SIG_IGN);
-	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit: %m");
+	fbt_assert(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit: %m");
 	fbt_start(wl, NULL);
-	CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0, "setrlimit: %m");
+	fbt_assert(setrlimit(RLIMIT_FSIZE, &old) == 0, "setrlimit: %m");
 	signal(SIGXFSZ, SIG_DFL);
 	h = fbt_connect();
 	for (i = 0; i < 4; i++) {
 		memset(b, 0x10 + i, sizeof b);
 		fbt_pwrite(h, b, sizeof b, 0, 0);
 	}
-	CHECK(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
+	fbt_assert(nbd_flush(h, 0) == 0, "flush: %s", nbd_get_error());
 	nbd_close(h);
 	fbt_read_image(b, sizeof b, 0);
-	CHECK(b[0] == 0x13 && b[sizeof b - 1] == 0x13,
-	      "the requests were stored");
+	assert_true(b[0] == 0x13 && b[sizeof b - 1] == 0x13);
 	got = read_file("full.wlog", &len);
 	free(got);
-	CHECK(len == 64 + 2 * (48 + sizeof b), "a full log of %zu bytes", len);
-	CHECK(replay("--list full.wlog") == 0 &&
-	      strstr(out, "2 records, 0 flush points") &&
-	      !strstr(out, "partial"), "--list of a full log: %s", out);
+	fbt_assert(len == 64 + 2 * (48 + sizeof b), "a full log of %zu bytes",
+		   len);
+	fbt_assert(replay("--list full.wlog") == 0 &&
+		   strstr(out, "2 records, 0 flush points") &&
+		   !strstr(out, "partial"), "--list of a full log: %s", out);
 	got = read_file("nbdkit.log", &len);
-	CHECK(strstr((char *)got, "flipbed: write log: record 3: File too "
-		     "large; nothing more is logged (the log ends with record "
-		     "2)"), "nbdkit says the log ended: %s", got);
+	fbt_assert(strstr((char *)got, "flipbed: write log: record 3: File "
+			  "too large; nothing more is logged (the log ends "
+			  "with record 2)"), "nbdkit says the log ended: %s",
+		   got);
 	free(got);
 #ifndef FB_LIBASAN
 	/* With libasan, exit can deadlock after an error with %m. */
@@ -535,9 +551,23 @@ static void check_log_full(void)
 #endif
 }
 
-int main(void)
+/* writelog= in a directory that does not exist stops nbdkit. */
+static void check_missing_dir(void **state)
 {
-	char wl[600], rules[600], *err;
+	char img[600], *err;
+
+	snprintf(img, sizeof img, "file=%s", fbt_path("image"));
+	err = fbt_start_fails(img, "writelog=/nonexistent/dir/log", NULL);
+	fbt_assert(strstr(err, "writelog=/nonexistent/dir/log: No such file "
+			  "or directory"), "writelog= in a missing directory: "
+		   "%s", err);
+	free(err);
+}
+
+/* The image at flush point 0 kept, a rest rule in rules=, the log. */
+static int setup(void **state)
+{
+	char wl[600], rules[600];
 
 	fbt_make_image(SIZE);
 	points[0] = image_now();
@@ -546,22 +576,21 @@ int main(void)
 	snprintf(wl, sizeof wl, "writelog=%s", fbt_path("log.wlog"));
 	snprintf(rules, sizeof rules, "rules=%s", fbt_path("start.rules"));
 	fbt_start(wl, rules, NULL);
-	run_client();
-	fbt_stop();
-	final = image_now();
-	check_log(points[0]);
-	check_list();
-	check_replays();
-	check_refusals();
-
-	snprintf(wl, sizeof wl, "file=%s", fbt_path("image"));
-	err = fbt_start_fails(wl, "writelog=/nonexistent/dir/log", NULL);
-	CHECK(strstr(err, "writelog=/nonexistent/dir/log: No such file or "
-		      "directory"), "writelog= in a missing directory: %s",
-	      err);
-	free(err);
-	check_writers();
-	check_log_full();
-	printf("writelog: all checks passed\n");
 	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(run_client),
+		cmocka_unit_test(check_log),
+		cmocka_unit_test(check_list),
+		cmocka_unit_test(check_replays),
+		cmocka_unit_test(check_refusals),
+		cmocka_unit_test(check_missing_dir),
+		cmocka_unit_test(check_writers),
+		cmocka_unit_test(check_log_full),
+	};
+
+	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
 }
