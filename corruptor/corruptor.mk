@@ -16,16 +16,15 @@ FBX_HDRS := $(FBX)/flipbed-ext4.h $(FBX)/fbx-int.h
 FBX_OBJS := $(patsubst %.c,$(B)/obj/$(FBX)/%.o,$(FBX_SRCS))
 FBX_LIB := $(B)/lib/libflipbed-ext4.a
 FBX_CLI := $(B)/bin/flipbed-corrupt
-FBX_CFLAGS = -I$(FBX) $(shell $(PKG_CONFIG) --cflags ext2fs com_err)
-FBX_LIBS = $(FBX_LIB) $(shell $(PKG_CONFIG) --libs ext2fs com_err)
+FBX_CFLAGS = -I$(FBX) $(call PKG_CFLAGS,ext2fs com_err)
+FBX_LIBS = $(FBX_LIB) $(call PKG_LIBS,ext2fs com_err)
 
 FBX_FUZZER := $(B)/tests/bin/corruptor-fuzz
 
 ALL += $(FBX_LIB) $(FBX_CLI)
 PACKAGES += libext2fs-dev comerr-dev e2fsprogs clang-14 libfuzzer-14-dev \
 	libclang-rt-14-dev
-TESTS += $(addprefix $(FBX)/tests/,cli-errors.sh types.sh layout.sh \
-	features.sh bad-headers.sh truncated.sh json.sh fuzz.sh)
+TESTS += $(call SHELL_TESTS,$(FBX)/tests)
 BENCHES += bench-corruptor
 
 # Each object depends on the headers it read (-MMD), not on every header.
@@ -53,7 +52,7 @@ $(FBX_FUZZER): $(addprefix $(FBX)/,$(FBX_SRCS)) $(FBX)/tests/fuzz.c \
 		-fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -o $@ \
 		$(addprefix $(FBX)/,$(FBX_SRCS)) $(FBX)/tests/fuzz.c \
-		$(shell $(PKG_CONFIG) --libs ext2fs com_err)
+		$(call PKG_LIBS,ext2fs com_err)
 
 $(FBX)/tests/fuzz.sh: $(FBX_FUZZER)
 
