@@ -30,7 +30,7 @@
 
 #include "command.h"
 #include "control.h"
-#include "image.h"
+#include "disk.h"
 #include "inject.h"
 #include "ruleset.h"
 #include "stall.h"
@@ -185,7 +185,7 @@ int fb_control_arm(struct fb_rule *r, char *err, size_t errlen)
 {
 	int ret;
 
-	if (fb_rule_check_size(r, fp_image_size(), err, errlen) < 0) {
+	if (fb_rule_check_size(r, fb_disk_size(), err, errlen) < 0) {
 		fb_rule_free(r);
 		return -1;
 	}
@@ -193,7 +193,7 @@ int fb_control_arm(struct fb_rule *r, char *err, size_t errlen)
 		return arm_watch(r, err, errlen);
 	if (r->on != FB_ON_REST)
 		return fb_rules_arm(r, err, errlen);
-	if (!fp_image_writable()) {
+	if (!fb_disk_writable()) {
 		snprintf(err, errlen, "on=rest needs a writable image");
 		fb_rule_free(r);
 		return -1;
@@ -298,7 +298,7 @@ void fb_control_execute(const char *line,
 		answer(put, opaque, "ok released=%" PRIu64, fb_stall_release());
 		break;
 	case FB_CMD_FREEZE:
-		fp_image_freeze();
+		fb_disk_freeze();
 		answer(put, opaque, "ok");
 		break;
 	}

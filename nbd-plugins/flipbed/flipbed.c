@@ -18,7 +18,7 @@
 
 #include "control.h"
 #include "faultlog.h"
-#include "image.h"
+#include "disk.h"
 #include "inject.h"
 #include "rule.h"
 #include "ruleset.h"
@@ -28,7 +28,7 @@
 
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
 
-static char *image_path, *control_path, *faultlog_path, *rules_path;
+static char *disk_path, *control_path, *faultlog_path, *rules_path;
 static char *writelog_path;
 static bool extents_on;
 
@@ -36,11 +36,11 @@ static void flipbed_unload(void)
 {
 	fb_control_close();
 	fb_rules_clear();
-	fp_image_close();
+	fb_disk_close();
 	fb_witness_close();
 	fb_faultlog_close();
 	fb_writelog_close();
-	free(image_path);
+	free(disk_path);
 	free(control_path);
 	free(faultlog_path);
 	free(rules_path);
@@ -59,7 +59,7 @@ static int flipbed_config(const char *key, const char *value)
 	int r;
 
 	if (strcmp(key, "file") == 0)
-		return set_path(&image_path, key, value);
+		return set_path(&disk_path, key, value);
 	if (strcmp(key, "control") == 0)
 		return set_path(&control_path, key, value);
 	if (strcmp(key, "faultlog") == 0)
@@ -214,12 +214,12 @@ static int load_rules(const char *path)
 
 static int flipbed_config_complete(void)
 {
-	if (!image_path) {
+	if (!disk_path) {
 		nbdkit_error("file=IMAGE is required");
 		return -1;
 	}
-	if (fp_image_open(image_path) < 0) {
-		nbdkit_error("file=%s: %m", image_path);
+	if (fb_disk_open(disk_path) < 0) {
+		nbdkit_error("file=%s: %m", disk_path);
 		return -1;
 	}
 	/* Before rules=FILE: its rest rules' changes are logged. */
@@ -250,12 +250,12 @@ static void *flipbed_open(int readonly)
 
 static int64_t flipbed_get_size(void *handle)
 {
-	return fp_image_size();
+	return fb_disk_size();
 }
 
 static int flipbed_can_write(void *handle)
 {
-	return fp_image_writable();
+	return fb_disk_writable();
 }
 
 static int flipbed_can_flush(void *handle)
@@ -293,11 +293,11 @@ static int flipbed_pread(void *handle, void *buf, uint32_t count,
 			 uint64_t offset, uint32_t flags)
 {
 	fb_stats_read();
-	if (fp_image_frozen())
-		return fp_image_pread(buf, count, offset);
+	if (fb_disk_frozen())
+		return fb_disk_pread(buf, count, offset);
 	if (fb_rules_armed() || fb_witness_armed())
 		return fb_inject_read(buf, count, offset);
-	return fp_image_pread(buf, count, offset);
+	return fb_disk_pread(buf, count, offset);
 }
 
 /* Stores a write, zero or trim as it came, and logs it. */
@@ -307,11 +307,11 @@ static int store_as_sent(enum fb_op op, const void *buf, uint32_t count,
 	int r;
 
 	if (op == FB_OP_WRITE)
-		r = fp_image_pwrite(buf, count, offset);
+		r = fb_disk_pwrite(buf, count, offset);
 	else if (op == FB_OP_ZERO)
-		r = fp_image_zero(count, offset, flags & NBDKIT_FLAG_MAY_TRIM);
+		r = fb_disk_zero(count, offset, flags & NBDKIT_FLAG_MAY_TRIM);
 	else
-		r = fp_image_trim(count, offset);
+		r = fb_disk_trim(count, offset);
 	if (r == 0 && fb_writelog_active())
 		fb_writelog_store(op, fb_writelog_flags(op, flags), buf, count,
 				  offset);
@@ -325,14 +325,14 @@ static int store(enum fb_op op, const void *buf, uint32_t count,
 	int r;
 
 	fb_stats_write();
-	if (fp_image_frozen())
+	if (fb_disk_frozen())
 		return 0;
 	if (fb_rules_armed() || fb_witness_armed())
 		r = fb_inject_write(op, buf, count, offset, flags);
 	else
 		r = store_as_sent(op, buf, count, offset, flags);
 	if (r == 0 && (flags & NBDKIT_FLAG_FUA))
-		r = fp_image_flush();
+		r = fb_disk_flush();
 	return r;
 }
 
@@ -356,9 +356,9 @@ static int flipbed_trim(void *handle, uint32_t count, uint64_t offset,
 
 static int flipbed_flush(void *handle, uint32_t flags)
 {
-	if (fp_image_frozen())
+	if (fb_disk_frozen())
 		return 0;
-	if (fp_image_flush() < 0)
+	if (fb_disk_flush() < 0)
 		return -1;
 	if (fb_writelog_active())
 		fb_writelog_flush();
@@ -368,8 +368,8 @@ static int flipbed_flush(void *handle, uint32_t flags)
 static int flipbed_extents(void *handle, uint32_t count, uint64_t offset,
 			   uint32_t flags, struct nbdkit_extents *extents)
 {
-	return fp_image_extents(count, offset, flags & NBDKIT_FLAG_REQ_ONE,
-				extents);
+	return fb_disk_extents(count, offset, flags & NBDKIT_FLAG_REQ_ONE,
+			       extents);
 }
 
 static struct nbdkit_plugin plugin = {

@@ -22,7 +22,7 @@
 #include <nbdkit-plugin.h>
 
 #include "faultlog.h"
-#include "image.h"
+#include "disk.h"
 #include "inject.h"
 #include "mutate.h"
 #include "stall.h"
@@ -191,7 +191,7 @@ int fb_inject_read(void *buf, uint64_t len, uint64_t off)
 
 	if (fb_rules_armed() && stall(FB_OP_READ, off, len) < 0)
 		return -1;
-	if (fp_image_pread(buf, len, off) < 0)
+	if (fb_disk_pread(buf, len, off) < 0)
 		return -1;
 	if (!fb_rules_armed()) {
 		see(FB_OP_READ, off, len, NULL);
@@ -256,13 +256,13 @@ static int store_plain(const struct wreq *w, uint64_t s, uint64_t e,
 
 	switch (w->op) {
 	case FB_OP_WRITE:
-		r = fp_image_pwrite(data, e - s, s + delta);
+		r = fb_disk_pwrite(data, e - s, s + delta);
 		break;
 	case FB_OP_ZERO:
-		r = fp_image_zero(e - s, s + delta, w->may_trim);
+		r = fb_disk_zero(e - s, s + delta, w->may_trim);
 		break;
 	default:
-		r = fp_image_trim(e - s, s + delta);
+		r = fb_disk_trim(e - s, s + delta);
 		break;
 	}
 	if (r == 0 && fb_writelog_active())
@@ -290,7 +290,7 @@ static int store_changed(const struct wreq *w, uint64_t s, uint64_t e,
 		for (i = 0; i < w->f.n; i++)
 			fb_mutate(&w->f.v[i]->rule, c, scratch, n, w->ch[i]);
 		for (i = 0; i < ndeltas; i++) {
-			if (fp_image_pwrite(scratch, n, c + deltas[i]) < 0) {
+			if (fb_disk_pwrite(scratch, n, c + deltas[i]) < 0) {
 				free(scratch);
 				return -1;
 			}
@@ -440,7 +440,7 @@ static void tear_effect(struct wreq *w)
 	w->tear.known = false;
 	if (w->len > 64 * 1024 * 1024 || !(old = malloc(w->len)))
 		return;
-	if (fp_image_pread(old, w->len, w->off) == 0) {
+	if (fb_disk_pread(old, w->len, w->off) == 0) {
 		w->tear.stored_changed = w->tear.lost_changed = false;
 		for (i = 0; i < w->len; i++) {
 			uint8_t now = w->buf ? w->buf[i] : 0;
@@ -515,15 +515,15 @@ int fb_inject_rest(const struct fb_rule *r)
 	for (c = r->at; c < r->at + r->len; c += CHUNK) {
 		uint64_t n = r->at + r->len - c < CHUNK ? r->at + r->len - c : CHUNK;
 
-		if (fp_image_pread(buf, n, c) < 0)
+		if (fb_disk_pread(buf, n, c) < 0)
 			goto out;
 		fb_mutate(r, c, buf, n, ch);
-		if (fp_image_pwrite(buf, n, c) < 0)
+		if (fb_disk_pwrite(buf, n, c) < 0)
 			goto out;
 		if (fb_writelog_active())
 			fb_writelog_store(FB_OP_WRITE, FB_WLOG_REST, buf, n, c);
 	}
-	if (fp_image_flush() < 0)
+	if (fb_disk_flush() < 0)
 		goto out;
 	log_fault(r, "rest", r->at, r->len, ch);
 	ret = 0;

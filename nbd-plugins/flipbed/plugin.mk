@@ -16,7 +16,7 @@
 
 FB := nbd-plugins/flipbed
 FB_PURE := rule.c mutate.c command.c wlog.c
-FB_SRCS := $(FB_PURE) grace.c ruleset.c stats.c faultlog.c image.c \
+FB_SRCS := $(FB_PURE) grace.c ruleset.c stats.c faultlog.c disk.c \
 	witness.c stall.c writelog.c inject.c control.c flipbed.c
 FB_TESTS := serve faults control concurrency witness devfaults writelog
 FB_HDRS := $(wildcard $(FB)/*.h)

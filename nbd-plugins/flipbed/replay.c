@@ -297,7 +297,7 @@ static int write_zeros(int fd, uint64_t len, uint64_t off)
 	return 0;
 }
 
-/* As the plugin stores them (image.c): a hole where the client allowed
+/* As the plugin stores them (disk.c): a hole where the client allowed
  * one, else zeroed in place, else zeros written.
  */
 static int apply_zero(int fd, const struct fb_wlog_record *r)

@@ -20,7 +20,7 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
-#include "image.h"
+#include "disk.h"
 #include "writelog.h"
 
 #define HASH_CHUNK (1024 * 1024)
@@ -34,10 +34,10 @@ static uint64_t seq;		/* the last record's seq */
 static uint64_t reserved;	/* blocks are allocated up to here */
 static bool broken;
 
-/* XXH64 of the whole image. */
-static int hash_image(uint64_t *ret)
+/* XXH64 of the whole disk. */
+static int hash_disk(uint64_t *ret)
 {
-	uint64_t size = fp_image_size(), off;
+	uint64_t size = fb_disk_size(), off;
 	uint8_t *buf = malloc(HASH_CHUNK);
 	struct fb_xxh64 s;
 
@@ -47,7 +47,7 @@ static int hash_image(uint64_t *ret)
 	for (off = 0; off < size; off += HASH_CHUNK) {
 		uint64_t n = size - off < HASH_CHUNK ? size - off : HASH_CHUNK;
 
-		if (fp_image_pread(buf, n, off) < 0) {
+		if (fb_disk_pread(buf, n, off) < 0) {
 			free(buf);
 			return -1;
 		}
@@ -88,8 +88,8 @@ int fb_writelog_open(const char *path)
 	uint8_t buf[FB_WLOG_HEADER_SIZE];
 	struct iovec iov = { buf, sizeof buf };
 
-	h.image_size = fp_image_size();
-	if (hash_image(&h.image_hash) < 0)
+	h.image_size = fb_disk_size();
+	if (hash_disk(&h.image_hash) < 0)
 		return -1;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)

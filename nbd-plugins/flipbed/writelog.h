@@ -28,7 +28,7 @@ static inline bool fb_writelog_active(void)
 }
 
 /* Create FILE (truncating it) and write the header, with the size and the
- * XXH64 of the image as it is now (fp_image_*). Returns -1 with errno set.
+ * XXH64 of the image as it is now (fb_disk_*). Returns -1 with errno set.
  */
 int fb_writelog_open(const char *path);
 void fb_writelog_close(void);

@@ -3,7 +3,7 @@
 # flipbed plugin: the names its headers declare clash with none declared by
 # the rest of flipbed (harness/, corruptor/, ...). No header guard is
 # defined twice, and no function family (the prefix <word>_<noun>_, as
-# fp_image_ in fp_image_open) is declared on both sides: a file that
+# fb_disk_ in fb_disk_open) is declared on both sides: a file that
 # includes headers of both must not lose one to the other's guard or mix
 # up two families of the same name. Groups: quick.
 set -u

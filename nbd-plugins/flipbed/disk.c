@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* flipbed: the backing image file (see image.h). One descriptor serves
- * every connection: pread and pwrite take explicit offsets, and flush is
- * fdatasync of the whole file, which is what makes multi-conn safe.
+/* flipbed: the disk, the image file the plugin serves (see disk.h). One
+ * descriptor serves every connection: pread and pwrite take explicit
+ * offsets, and flush is fdatasync of the whole file, which is what makes
+ * multi-conn safe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,7 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
-#include "image.h"
+#include "disk.h"
 
 #define ZERO_CHUNK (1024 * 1024)
 
@@ -23,17 +24,17 @@ static bool writable;
 static uint64_t size;
 static _Atomic bool frozen;
 
-void fp_image_freeze(void)
+void fb_disk_freeze(void)
 {
 	frozen = true;
 }
 
-bool fp_image_frozen(void)
+bool fb_disk_frozen(void)
 {
 	return frozen;
 }
 
-int fp_image_open(const char *path)
+int fb_disk_open(const char *path)
 {
 	struct stat st;
 
@@ -59,24 +60,24 @@ int fp_image_open(const char *path)
 	return 0;
 }
 
-void fp_image_close(void)
+void fb_disk_close(void)
 {
 	if (fd >= 0)
 		close(fd);
 	fd = -1;
 }
 
-uint64_t fp_image_size(void)
+uint64_t fb_disk_size(void)
 {
 	return size;
 }
 
-bool fp_image_writable(void)
+bool fb_disk_writable(void)
 {
 	return writable;
 }
 
-int fp_image_pread(void *buf, uint64_t len, uint64_t off)
+int fb_disk_pread(void *buf, uint64_t len, uint64_t off)
 {
 	char *p = buf;
 
@@ -98,7 +99,7 @@ int fp_image_pread(void *buf, uint64_t len, uint64_t off)
 	return 0;
 }
 
-int fp_image_pwrite(const void *buf, uint64_t len, uint64_t off)
+int fb_disk_pwrite(const void *buf, uint64_t len, uint64_t off)
 {
 	const char *p = buf;
 
@@ -116,7 +117,7 @@ int fp_image_pwrite(const void *buf, uint64_t len, uint64_t off)
 	return 0;
 }
 
-int fp_image_flush(void)
+int fb_disk_flush(void)
 {
 	return fdatasync(fd);
 }
@@ -136,7 +137,7 @@ static int write_zeros(uint64_t len, uint64_t off)
 	while (len > 0) {
 		uint64_t n = len < ZERO_CHUNK ? len : ZERO_CHUNK;
 
-		if (fp_image_pwrite(zeros, n, off) < 0)
+		if (fb_disk_pwrite(zeros, n, off) < 0)
 			return -1;
 		len -= n;
 		off += n;
@@ -144,7 +145,7 @@ static int write_zeros(uint64_t len, uint64_t off)
 	return 0;
 }
 
-int fp_image_zero(uint64_t len, uint64_t off, bool may_trim)
+int fb_disk_zero(uint64_t len, uint64_t off, bool may_trim)
 {
 	if (may_trim &&
 	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) == 0)
@@ -156,15 +157,15 @@ int fp_image_zero(uint64_t len, uint64_t off, bool may_trim)
 	return write_zeros(len, off);
 }
 
-int fp_image_trim(uint64_t len, uint64_t off)
+int fb_disk_trim(uint64_t len, uint64_t off)
 {
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) == 0)
 		return 0;
 	return unsupported(errno) ? 0 : -1;
 }
 
-int fp_image_extents(uint64_t len, uint64_t off, bool req_one,
-		     struct nbdkit_extents *extents)
+int fb_disk_extents(uint64_t len, uint64_t off, bool req_one,
+		    struct nbdkit_extents *extents)
 {
 	uint64_t end = off + len;
 
