@@ -40,7 +40,7 @@ include guest/guest.mk
 include nbd-plugins/flipbed/plugin.mk
 include corruptor/corruptor.mk
 include harness/harness.mk
-include bench/seed.mk
+include bench/ext4-features.mk
 
 # Which folder may include which (no include cycle between folders).
 TESTS += tests/layout.sh

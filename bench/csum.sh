@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The cost of metadata_csum in the booted kernel (the seed's cover letter:
+# The cost of metadata_csum in the booted kernel (the LWN article:
 # about -50 % on a create/delete and extent-modification test, no change
 # for a mail-server mix). Two workloads, each on a metadata_csum image and
 # a ^metadata_csum image, interleaved round by round (the order alternates)

@@ -5,7 +5,7 @@
 # the same tree (bench/trees.sh: the Linux 6.1 source, a /usr subset, a
 # generated tree of small files; TREES picks them).
 # Output: one line per image on stdout, "TREE CLUSTER ISIZE INLINE USED_KIB",
-# then nothing else; bench/seed.sh makes the tables and the plot.
+# then nothing else; bench/ext4-features.sh makes the tables and the plot.
 # bench/populate.sh measures the same images populated through the kernel.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,36 +1,36 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# make bench-seed: the seed's numbers reproduced (inline data limits, space
-# saved by inline data with and without bigalloc, the cost of
-# metadata_csum), written to results/baseline/seed.md with two gnuplot PNGs
-# beside it. The pieces run alone too: bench/inline-limit.sh,
+# make bench-ext4-features: the LWN article's ext4 feature numbers
+# reproduced (inline data limits, space saved by inline data with and
+# without bigalloc, the cost of metadata_csum), written to
+# results/baseline/ext4-features.md with two gnuplot PNGs beside it. The pieces run alone too: bench/inline-limit.sh,
 # bench/space.sh, bench/populate.sh, bench/csum.sh. SPACE=FILE and
 # POPULATE=FILE reuse a saved space.sh or populate.sh output (they take
 # the longest); OUT=DIR writes elsewhere.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/results/baseline}
-T=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-seed.XXXXXX")
+T=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-ext4-features.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$out"
-command -v gnuplot > /dev/null || { echo "bench-seed: gnuplot missing (make deps: gnuplot-nox)"; exit 2; }
+command -v gnuplot > /dev/null || { echo "bench-ext4-features: gnuplot missing (make deps: gnuplot-nox)"; exit 2; }
 
-echo "bench-seed: inline limits (stock, patched)"
+echo "bench-ext4-features: inline limits (stock, patched)"
 "$top/bench/inline-limit.sh" stock > "$T/limits"
 "$top/bench/inline-limit.sh" patched | tail -n +3 >> "$T/limits"
 if [ -n "${SPACE:-}" ]; then
 	cp "$SPACE" "$T/space"
 else
-	echo "bench-seed: space, mke2fs -d (small files, Linux 6.1 tree, /usr)"
+	echo "bench-ext4-features: space, mke2fs -d (small files, Linux 6.1 tree, /usr)"
 	"$top/bench/space.sh" > "$T/space"
 fi
 if [ -n "${POPULATE:-}" ]; then
 	cp "$POPULATE" "$T/populate"
 else
-	echo "bench-seed: space, copied by the booted stock kernel (small files, Linux 6.1 tree, /usr)"
+	echo "bench-ext4-features: space, copied by the booted stock kernel (small files, Linux 6.1 tree, /usr)"
 	"$top/bench/populate.sh" > "$T/populate"
 fi
-echo "bench-seed: metadata_csum cost in the guest (stock kernel, interleaved)"
+echo "bench-ext4-features: metadata_csum cost in the guest (stock kernel, interleaved)"
 "$top/bench/csum.sh" > "$T/csum"
 
 # Space table: one row per tree, cluster and inode size; for each method
@@ -54,20 +54,20 @@ awk 'FNR == 1 { m++ } { k = $1 " " $2 " " $3; u[m, k, $4] = $5; if (!(k in seen)
 	}
      }' "$T/space" "$T/populate" > "$T/space.md"
 
-# The seed's space claims against the rows just measured (a claim
+# The LWN article's space claims against the rows just measured (a claim
 # whose rows are missing from a partial SPACE or POPULATE run is skipped).
 saved() {	# FILE TREE CLUSTER ISIZE -> saving in percent, or nothing
 	awk -v t=$2 -v c=$3 -v i=$4 '$1 == t && $2 == c && $3 == i { u[$4] = $5 }
 		END { if (u["off"] && u["on"]) printf "%.1f %%", 100 * (u["off"] - u["on"]) / u["off"] }' "$1"
 }
 {
-	echo "Against the seed's claims (4 KiB blocks, 256-byte inodes, mkfs's default):"
+	echo "Against the LWN article's claims (4 KiB blocks, 256-byte inodes, mkfs's default):"
 	echo
 	for t in kernel usr; do
 		a=$(saved "$T/space" $t 4096 256); b=$(saved "$T/populate" $t 4096 256)
 		[ -n "$a$b" ] || continue
 		case $t in
-		kernel) printf -- '- Linux source tree, no bigalloc: inline data saves %s with `mke2fs -d` and %s in the kernel'"'"'s copy; the seed'"'"'s cover letter: "more than 1%%" on a linux-3.0 tree.\n' "${a:-?}" "${b:-?}" ;;
+		kernel) printf -- '- Linux source tree, no bigalloc: inline data saves %s with `mke2fs -d` and %s in the kernel'"'"'s copy; the cover letter: "more than 1%%" on a linux-3.0 tree.\n' "${a:-?}" "${b:-?}" ;;
 		usr) printf -- '- /usr, no bigalloc: %s with `mke2fs -d`, %s in the kernel'"'"'s copy; the cover letter: "more than 3%%" on its author'"'"'s /usr (LWN: "about 3%%").\n' "${a:-?}" "${b:-?}" ;;
 		esac
 	done
@@ -75,7 +75,7 @@ saved() {	# FILE TREE CLUSTER ISIZE -> saving in percent, or nothing
 	[ -z "$a$b" ] || printf -- '- With bigalloc the kernel'"'"'s copy of the Linux tree saves %s (16 KiB clusters) and %s (64 KiB); the cover letter guessed it "should save more space".\n' "${a:-?}" "${b:-?}"
 	awk '$1 == "small" && $3 == 256 && $4 == "off" { u[$2] = $5 }
 		END { if (u[4096] && u[65536])
-			printf "- Small files (0-200 bytes), inline data off: 64 KiB clusters use %.1fx the space of 4 KiB blocks (%d against %d KiB), and inline data takes back %s of it; the seed: \"a substantial amount of wasted space\".\n",
+			printf "- Small files (0-200 bytes), inline data off: 64 KiB clusters use %.1fx the space of 4 KiB blocks (%d against %d KiB), and inline data takes back %s of it; the LWN article: \"a substantial amount of wasted space\".\n",
 				u[65536] / u[4096], u[65536], u[4096], pct }' pct="$(saved "$T/space" small 65536 256)" "$T/space"
 } > "$T/claims.md"
 
@@ -131,7 +131,7 @@ for m in space populate; do
 done
 gnuplot <<GP
 set terminal pngcairo size 1200,800 font ",10"
-set output "$out/seed-space.png"
+set output "$out/ext4-features-space.png"
 set multiplot layout 2,$panels title "Space used (MiB): inline\\\\_data off / on, per cluster size / inode size; mke2fs -d (top), copied by the kernel (bottom)"
 set style data histograms
 set style histogram clustered gap 1
@@ -142,7 +142,7 @@ set xtics rotate by -30
 set yrange [0:*]
 load "$T/panels.gp"
 unset multiplot
-set output "$out/seed-csum.png"
+set output "$out/ext4-features-csum.png"
 set terminal pngcairo size 640,420 font ",10"
 set title "metadata_csum cost in the guest (TCG: compare ratios, not seconds)"
 set ylabel "median guest step time (s)"
@@ -152,9 +152,9 @@ GP
 
 {
 cat <<'MD'
-# The seed's numbers, reproduced (`make bench-seed`)
+# The LWN article's ext4 feature numbers, reproduced (`make bench-ext4-features`)
 
-Written by `bench/seed.sh` (edit that script's text, then rerun). Kernels:
+Written by `bench/ext4-features.sh` (edit that script's text, then rerun). Kernels:
 Debian 6.1.192 stock and patched (build/kernel/); e2fsprogs 1.47.0. The
 QEMU guest runs under TCG: the CPU is emulated, so guest times are only
 comparable as ratios within one run, never as absolute figures.
@@ -167,7 +167,7 @@ the inline data flag. A 0-byte file is never inline (a new inode gets
 extents until its first write). The limit does not depend on
 metadata_csum; it is 60 bytes of i_block plus the whole free in-inode xattr
 space (inode size - 128 - 32 extra isize - 4 header - 20 entry - 4 end),
-not half of it for large inodes as the seed's V1 did, and not 132 bytes on
+not half of it for large inodes as the patch series' V1 did, and not 132 bytes on
 256-byte inodes as its V2 cover letter said (6.1 stops at 128). The first
 in-inode xattr set before the data lowers it (inline/grow.scn).
 
@@ -188,7 +188,7 @@ and inode count for every column of a row). Trees: a generated tree of 30,000
 files of 0-200 bytes; the Linux 6.1 source (build/kernel/src/stock, 78,580
 files); this machine's /usr without /usr/lib and /usr/local (bin, sbin,
 include, share, src: what is in it depends on the packages installed, so
-the /usr rows describe this machine, not a reference). The seed claims >1 %
+the /usr rows describe this machine, not a reference). The LWN article claims >1 %
 on a kernel tree and ~3 % on /usr with 256-byte inodes, and expects more
 with bigalloc ("a substantial amount of wasted space" for small files).
 
@@ -213,7 +213,7 @@ rows came out identical in every run). The kernel's copy does not quite
 hours apart on two machines of the same kind, differed by at most 384 KiB
 per image (0.007 %).
 
-![space per configuration](seed-space.png)
+![space per configuration](ext4-features-space.png)
 
 ## Checksum cost (guest, stock kernel, metadata_csum vs ^metadata_csum)
 
@@ -221,7 +221,7 @@ per image (0.007 %).
 250 unlinks; `mixed` = 300 small files of 1-8 KiB written, read back,
 every third deleted, a sync every 50. Each round boots once per
 configuration, the order alternating; the figure is the guest's step time.
-The seed's author saw about -50 % on create/delete + extent changes (-20 %
+The LWN article reports about -50 % on create/delete + extent changes (-20 %
 with a faster crc32c) and no change on a mail-server mix. Under TCG the
 crc32c instruction is emulated, which inflates its cost: the ratio here is
 an upper bound for real hardware.
@@ -230,7 +230,7 @@ MD
 cat "$T/csum.md"
 cat <<'MD'
 
-![checksum cost](seed-csum.png)
+![checksum cost](ext4-features-csum.png)
 
 ## Found on the way (no fault injected)
 
@@ -247,5 +247,5 @@ cat <<'MD'
   the new size fits inline; a converted file or directory never goes back
   inline (inline/grow.scn, inline/dir.scn).
 MD
-} > "$out/seed.md"
-cat "$out/seed.md"
+} > "$out/ext4-features.md"
+cat "$out/ext4-features.md"
