@@ -28,9 +28,10 @@ TESTS += $(call SHELL_TESTS,$(FBX)/tests)
 BENCHES += bench-corruptor
 
 # Each object depends on the headers it read (-MMD), not on every header.
+# -I.: the CLI includes common/die.h.
 $(B)/obj/$(FBX)/%.o: $(FBX)/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP $(FBX_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP $(FBX_CFLAGS) -I. -c $< -o $@
 
 -include $(FBX_OBJS:.o=.d) $(B)/obj/$(FBX)/flipbed-corrupt.d
 
@@ -39,9 +40,11 @@ $(FBX_LIB): $(FBX_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(FBX_CLI): $(B)/obj/$(FBX)/flipbed-corrupt.o $(FBX_LIB)
+# fb_die (common/die.c) is shared with flipbed-replay.
+$(FBX_CLI): $(B)/obj/$(FBX)/flipbed-corrupt.o common/die.c common/die.h \
+		$(FBX_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(FBX_LIBS)
+	$(CC) $(CFLAGS) -I. -o $@ $< common/die.c $(FBX_LIBS)
 
 # The fuzzer: the library's sources built with ASan and UBSan around
 # tests/fuzz.c. tests/fuzz.sh runs it; it needs the binary built first.

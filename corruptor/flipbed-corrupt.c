@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/die.h"
 #include "flipbed-ext4.h"
+
+#define EXIT_ERROR 2		/* any error: one line on stderr (fb_die) */
 
 static const char usage[] =
 "usage: flipbed-corrupt map IMAGE [--json]\n"
@@ -25,18 +27,6 @@ static const char usage[] =
 "       flipbed-corrupt verify IMAGE [--json]\n"
 "SELECTOR: [--path P | --ino N | --group G] [--index K]\n";
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("flipbed-corrupt: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
 static uint64_t parse_num(const char *opt, const char *s, uint64_t max)
 {
 	char *end;
@@ -45,8 +35,8 @@ static uint64_t parse_num(const char *opt, const char *s, uint64_t max)
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (!*s || *end || errno || *s == '-' || v > max)
-		die("%s: bad number '%s' (0 to %" PRIu64 ", decimal or 0x hex)",
-		    opt, s, max);
+		fb_die(EXIT_ERROR, "%s: bad number '%s' (0 to %" PRIu64 ", "
+		       "decimal or 0x hex)", opt, s, max);
 	return v;
 }
 
@@ -90,8 +80,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 	int c;
 
 	if (argc < 2)
-		die("missing command (map, locate, pick, flip or verify); "
-		    "see --help");
+		fb_die(EXIT_ERROR, "missing command (map, locate, pick, flip "
+		       "or verify); see --help");
 	a->cmd = argv[1];
 	if (!strcmp(a->cmd, "--help") || !strcmp(a->cmd, "-h")) {
 		fputs(usage, stdout);
@@ -105,8 +95,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case 't':
 			if (fbx_type_parse(optarg, &a->sel.type)) {
 				type_list(types, sizeof(types));
-				die("unknown type '%s'; accepted: %s", optarg,
-				    types);
+				fb_die(EXIT_ERROR, "unknown type '%s'; "
+				       "accepted: %s", optarg, types);
 			}
 			a->have_target = 1;
 			break;
@@ -114,7 +104,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case 'i':
 			a->sel.ino = parse_num("--ino", optarg, UINT32_MAX);
 			if (!a->sel.ino)
-				die("--ino: inode numbers start at 1");
+				fb_die(EXIT_ERROR, "--ino: inode numbers start "
+				       "at 1");
 			break;
 		case 'g':
 			a->sel.group = parse_num("--group", optarg, INT32_MAX);
@@ -129,8 +120,9 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case 'r':
 			if (fbx_region_parse(optarg, &a->pick.region,
 					     &a->pick.field))
-				die("--region: bad value '%s' (covered, csum, "
-				    "any or a field name)", optarg);
+				fb_die(EXIT_ERROR, "--region: bad value '%s' "
+				       "(covered, csum, any or a field name)",
+				       optarg);
 			a->have_pick_opt = 1;
 			break;
 		case 's':
@@ -139,19 +131,20 @@ static void parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'o':
 			if (fbx_on_parse(optarg, &a->on))
-				die("--on: bad value '%s' (rest, read or "
-				    "write)", optarg);
+				fb_die(EXIT_ERROR, "--on: bad value '%s' "
+				       "(rest, read or write)", optarg);
 			a->have_on = 1;
 			break;
 		case 'R': a->pick.reseal = 1; a->have_pick_opt = 1; break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default:
-			die("%s: unknown or incomplete option '%s'", a->cmd,
-			    argv[optind - 1]);
+			fb_die(EXIT_ERROR, "%s: unknown or incomplete option "
+			       "'%s'", a->cmd, argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		die("%s: expected exactly one IMAGE argument", a->cmd);
+		fb_die(EXIT_ERROR, "%s: expected exactly one IMAGE argument",
+		       a->cmd);
 	a->image = argv[optind];
 }
 
@@ -163,27 +156,30 @@ static void check_args(const struct args *a)
 
 	if (!strcmp(a->cmd, "map") || !strcmp(a->cmd, "verify")) {
 		if (sel || a->have_pick_opt || a->have_on)
-			die("%s takes only IMAGE and --json", a->cmd);
+			fb_die(EXIT_ERROR, "%s takes only IMAGE and --json",
+			       a->cmd);
 		return;
 	}
 	if (!strcmp(a->cmd, "locate") || is_pick || is_flip) {
 		if (!a->have_target)
-			die("%s: --target TYPE is required", a->cmd);
+			fb_die(EXIT_ERROR, "%s: --target TYPE is required",
+			       a->cmd);
 		if (!!a->sel.path + !!a->sel.ino + (a->sel.group >= 0) > 1)
-			die("%s: give at most one of --path, --ino, --group",
-			    a->cmd);
+			fb_die(EXIT_ERROR, "%s: give at most one of --path, "
+			       "--ino, --group", a->cmd);
 		if (!is_pick && !is_flip && (a->have_pick_opt || a->have_on))
-			die("locate takes no --bits/--region/--seed/--on/"
-			    "--reseal");
+			fb_die(EXIT_ERROR, "locate takes no "
+			       "--bits/--region/--seed/--on/--reseal");
 		if (is_flip && a->have_on)
-			die("flip changes the image now: --on is for pick");
+			fb_die(EXIT_ERROR, "flip changes the image now: --on "
+			       "is for pick");
 		if (a->json && !strcmp(a->cmd, "pick"))
-			die("pick prints plugin rules: --json is for map, "
-			    "locate and verify");
+			fb_die(EXIT_ERROR, "pick prints plugin rules: --json "
+			       "is for map, locate and verify");
 		return;
 	}
-	die("unknown command '%s' (map, locate, pick, flip or verify)",
-	    a->cmd);
+	fb_die(EXIT_ERROR, "unknown command '%s' (map, locate, pick, flip or "
+	       "verify)", a->cmd);
 }
 
 static fbx_map_t open_map(const char *image, int flags)
@@ -192,8 +188,8 @@ static fbx_map_t open_map(const char *image, int flags)
 	errcode_t err = fbx_map_open(image, flags, &m);
 
 	if (err)
-		die("%s: cannot open as ext2/3/4: %s", image,
-		    fbx_error_message(err));
+		fb_die(EXIT_ERROR, "%s: cannot open as ext2/3/4: %s", image,
+		       fbx_error_message(err));
 	return m;
 }
 
@@ -217,7 +213,7 @@ static void check_size(fbx_map_t m, const struct args *a)
 		 (unsigned long long)ext2fs_blocks_count(fs->super),
 		 fs->blocksize, fsize, past, fbx_map_count(m));
 	if (strcmp(a->cmd, "verify"))
-		die("%s (verify names them)", msg);
+		fb_die(EXIT_ERROR, "%s (verify names them)", msg);
 	fprintf(stderr, "verify: %s\n", msg);
 }
 
@@ -227,7 +223,8 @@ static void print_obj(fbx_map_t m, size_t i, int json, FILE *out)
 						      FBX_FMT_TEXT, out);
 
 	if (err)
-		die("printing record %zu: %s", i, fbx_error_message(err));
+		fb_die(EXIT_ERROR, "printing record %zu: %s", i,
+		       fbx_error_message(err));
 }
 
 /*
@@ -251,7 +248,8 @@ static int cmd_map(fbx_map_t m, const struct args *a)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	err = fbx_map_print(m, a->json ? FBX_FMT_JSON : FBX_FMT_TEXT, stdout);
 	if (err)
-		die("printing the map: %s", fbx_error_message(err));
+		fb_die(EXIT_ERROR, "printing the map: %s",
+		       fbx_error_message(err));
 	return 0;
 }
 
@@ -260,7 +258,7 @@ static void find(fbx_map_t m, const struct args *a, size_t **idx, size_t *n)
 	errcode_t err = fbx_map_find(m, &a->sel, idx, n);
 
 	if (err)
-		die("%s", fbx_map_explain(m));
+		fb_die(EXIT_ERROR, "%s", fbx_map_explain(m));
 }
 
 static int cmd_locate(fbx_map_t m, const struct args *a)
@@ -303,23 +301,24 @@ static struct fbx_patch *do_pick(fbx_map_t m, const struct args *a,
 		for (; *f && n < (int)sizeof(list); f++)
 			n += snprintf(list + n, sizeof(list) - n, "%s%s",
 				      n ? ", " : "", *f);
-		die("--region: %s has no field '%s' (fields: %s)",
-		    fbx_type_name(fbx_map_object(m, t)->type), a->pick.field,
-		    *list ? list : "none");
+		fb_die(EXIT_ERROR, "--region: %s has no field '%s' (fields: "
+		       "%s)", fbx_type_name(fbx_map_object(m, t)->type),
+		       a->pick.field, *list ? list : "none");
 	}
 	if (err == FBX_ET_UNVERIFIABLE)
-		die("--reseal: cannot locate the checksum of %s",
-		    fbx_map_explain(m));
+		fb_die(EXIT_ERROR, "--reseal: cannot locate the checksum of %s",
+		       fbx_map_explain(m));
 	if (err == FBX_ET_EMPTY_REGION && a->pick.region == FBX_REGION_FIELD)
-		die("--region %s: this %s has no such entry", a->pick.field,
-		    fbx_type_name(fbx_map_object(m, t)->type));
+		fb_die(EXIT_ERROR, "--region %s: this %s has no such entry",
+		       a->pick.field,
+		       fbx_type_name(fbx_map_object(m, t)->type));
 	if (err == FBX_ET_EMPTY_REGION)
-		die("--region: this %s has no %s bytes%s",
-		    fbx_type_name(fbx_map_object(m, t)->type),
-		    a->pick.region == FBX_REGION_CSUM ? "checksum" : "covered",
-		    " (no checksum protects it: metadata_csum off?)");
+		fb_die(EXIT_ERROR, "--region: this %s has no %s bytes%s",
+		       fbx_type_name(fbx_map_object(m, t)->type),
+		       a->pick.region == FBX_REGION_CSUM ?
+		       "checksum" : "covered", " (no checksum protects it: metadata_csum off?)");
 	if (err)
-		die("pick: %s", fbx_error_message(err));
+		fb_die(EXIT_ERROR, "pick: %s", fbx_error_message(err));
 	return p;
 }
 
@@ -334,7 +333,7 @@ static int cmd_pick(fbx_map_t m, const struct args *a)
 	print_obj(m, t, 0, stderr);
 	err = fbx_patch_rules(p, a->have_on ? a->on : FBX_ON_REST, &rules);
 	if (err)
-		die("pick: %s", fbx_error_message(err));
+		fb_die(EXIT_ERROR, "pick: %s", fbx_error_message(err));
 	for (r = rules; *r; r++)
 		printf("%s\n", *r);
 	fbx_rules_free(rules);
@@ -350,7 +349,8 @@ static int cmd_flip(fbx_map_t m, const struct args *a)
 
 	err = fbx_patch_apply(m, p);
 	if (err)
-		die("flip: %s: %s", a->image, fbx_error_message(err));
+		fb_die(EXIT_ERROR, "flip: %s: %s", a->image,
+		       fbx_error_message(err));
 	fputs("target: ", stdout);
 	print_obj(m, t, 0, stdout);
 	for (k = 0; k < p->n; k++)
@@ -385,7 +385,8 @@ static void print_fail(fbx_map_t m, size_t i, enum fbx_verdict v, int json)
 	else
 		err = fbx_object_print(m, i, FBX_FMT_TEXT, stdout);
 	if (err)
-		die("printing record %zu: %s", i, fbx_error_message(err));
+		fb_die(EXIT_ERROR, "printing record %zu: %s", i,
+		       fbx_error_message(err));
 }
 
 static int cmd_verify(fbx_map_t m, const struct args *a)
@@ -396,7 +397,7 @@ static int cmd_verify(fbx_map_t m, const struct args *a)
 	errcode_t err = fbx_map_verify(m, &v, &nbad);
 
 	if (err)
-		die("verify: %s", fbx_error_message(err));
+		fb_die(EXIT_ERROR, "verify: %s", fbx_error_message(err));
 	for (i = 0; i < n; i++) {
 		checked += v[i] == FBX_CSUM_OK || v[i] == FBX_CSUM_BAD;
 		skipped += v[i] == FBX_CSUM_SKIPPED;
@@ -421,6 +422,7 @@ int main(int argc, char **argv)
 	fbx_map_t m;
 	int rc;
 
+	fb_program = "flipbed-corrupt";
 	parse_args(argc, argv, &a);
 	check_args(&a);
 	m = open_map(a.image, !strcmp(a.cmd, "flip") ? FBX_OPEN_RW : 0);
@@ -437,6 +439,6 @@ int main(int argc, char **argv)
 		rc = cmd_verify(m, &a);
 	fbx_map_close(m);
 	if (fflush(stdout) || ferror(stdout))
-		die("writing output: %s", strerror(errno));
+		fb_die(EXIT_ERROR, "writing output: %s", strerror(errno));
 	return rc;
 }

@@ -27,7 +27,7 @@ FB_MAN := $(B)/man/man1/nbdkit-flipbed-plugin.1
 FB_REPLAY := $(B)/bin/flipbed-replay
 FB_REPLAY_ASAN := $(B)/tests/bin/flipbed-replay-asan
 FB_REPLAY_MAN := $(B)/man/man1/flipbed-replay.1
-FB_REPLAY_SRCS := $(FB)/replay.c $(FB)/wlog.c
+FB_REPLAY_SRCS := $(FB)/replay.c $(FB)/wlog.c common/die.c
 FB_FUZZER := $(B)/tests/bin/plugin-fuzz
 FB_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
@@ -68,14 +68,15 @@ $(FB_MAN): $(FB)/nbdkit-flipbed-plugin.pod
 	pod2man --section=1 --center=flipbed --release=flipbed \
 		--name=nbdkit-flipbed-plugin $< > $@
 
-# flipbed-replay shares the write log's format (wlog.c) with the plugin.
-$(FB_REPLAY): $(FB_REPLAY_SRCS) $(FB)/wlog.h
+# flipbed-replay shares the write log's format (wlog.c) with the plugin,
+# and fb_die (common/die.c) with flipbed-corrupt.
+$(FB_REPLAY): $(FB_REPLAY_SRCS) $(FB)/wlog.h common/die.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(FB) -o $@ $(FB_REPLAY_SRCS)
+	$(CC) $(CFLAGS) -I$(FB) -I. -o $@ $(FB_REPLAY_SRCS)
 
-$(FB_REPLAY_ASAN): $(FB_REPLAY_SRCS) $(FB)/wlog.h
+$(FB_REPLAY_ASAN): $(FB_REPLAY_SRCS) $(FB)/wlog.h common/die.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FB_SAN) -I$(FB) -o $@ $(FB_REPLAY_SRCS)
+	$(CC) $(CFLAGS) $(FB_SAN) -I$(FB) -I. -o $@ $(FB_REPLAY_SRCS)
 
 $(FB_REPLAY_MAN): $(FB)/flipbed-replay.pod
 	@mkdir -p $(@D)

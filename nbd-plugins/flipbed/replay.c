@@ -16,7 +16,6 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 #include <linux/falloc.h>
 
+#include "common/die.h"
 #include "wlog.h"
 
 #define EXIT_BAD 2		/* bad input: nothing was written */
@@ -51,24 +51,16 @@ struct scan {
 
 static const char *tmp_path;	/* removed on a signal or an error */
 
-static void die(int code, const char *fmt, ...)
+/* At exit: after an error (fb_die) the temporary file is still there. */
+static void remove_temp(void)
 {
-	va_list ap;
-
-	fprintf(stderr, "flipbed-replay: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
 	if (tmp_path)
 		unlink(tmp_path);
-	exit(code);
 }
 
 static void on_signal(int sig)
 {
-	if (tmp_path)
-		unlink(tmp_path);
+	remove_temp();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -152,25 +144,25 @@ static void scan_log(const char *path, int fd, struct scan *sc)
 
 	memset(sc, 0, sizeof *sc);
 	if (fstat(fd, &st) < 0)
-		die(EXIT_BAD, "%s: %s", path, strerror(errno));
+		fb_die(EXIT_BAD, "%s: %s", path, strerror(errno));
 	got = read_at(fd, buf, sizeof buf, 0);
 	if (got < 0)
-		die(EXIT_BAD, "%s: %s", path, strerror(errno));
+		fb_die(EXIT_BAD, "%s: %s", path, strerror(errno));
 	if (got > 0)
-		die(EXIT_BAD, "%s: shorter than a write log's header (%d "
-		    "bytes)", path, FB_WLOG_HEADER_SIZE);
+		fb_die(EXIT_BAD, "%s: shorter than a write log's header (%d "
+		       "bytes)", path, FB_WLOG_HEADER_SIZE);
 	if (fb_wlog_header_decode(buf, &sc->h, err, sizeof err) < 0)
-		die(EXIT_BAD, "%s: %s", path, err);
+		fb_die(EXIT_BAD, "%s: %s", path, err);
 	sc->spans = calloc(cap, sizeof *sc->spans);
 	if (!sc->spans)
-		die(EXIT_BAD, "out of memory");
+		fb_die(EXIT_BAD, "out of memory");
 	for (;;) {
 		struct span *s;
 
 		if (sc->nflush + 1 == cap) {
 			s = realloc(sc->spans, 2 * cap * sizeof *s);
 			if (!s)
-				die(EXIT_BAD, "out of memory");
+				fb_die(EXIT_BAD, "out of memory");
 			memset(s + cap, 0, cap * sizeof *s);
 			sc->spans = s;
 			cap *= 2;
@@ -180,17 +172,17 @@ static void scan_log(const char *path, int fd, struct scan *sc)
 			break;
 		got = read_at(fd, buf, FB_WLOG_RECORD_SIZE, off);
 		if (got < 0)
-			die(EXIT_BAD, "%s: %s", path, strerror(errno));
+			fb_die(EXIT_BAD, "%s: %s", path, strerror(errno));
 		if (got > 0)
 			break;
 		if (fb_wlog_record_decode(buf, sc->h.image_size, &r, err,
 					  sizeof err) < 0)
-			die(EXIT_BAD, "%s: record %" PRIu64 " at byte %" PRIu64
-			    ": %s", path, sc->records + 1, off, err);
+			fb_die(EXIT_BAD, "%s: record %" PRIu64 " at byte %"
+			       PRIu64 ": %s", path, sc->records + 1, off, err);
 		if (r.seq != sc->records + 1)
-			die(EXIT_BAD, "%s: record at byte %" PRIu64 " has seq %"
-			    PRIu64 ", expected %" PRIu64, path, off, r.seq,
-			    sc->records + 1);
+			fb_die(EXIT_BAD, "%s: record at byte %" PRIu64 " has "
+			       "seq %" PRIu64 ", expected %" PRIu64, path, off,
+			       r.seq, sc->records + 1);
 		if (r.size > (uint64_t)st.st_size - off)
 			break;
 		off += r.size;
@@ -253,9 +245,9 @@ static uint64_t hash_copy(const char *path, int in, uint64_t size, int out)
 	uint64_t off;
 
 	if (!buf)
-		die(EXIT_BAD, "out of memory");
+		fb_die(EXIT_BAD, "out of memory");
 	if (out >= 0 && ftruncate(out, size) < 0)
-		die(EXIT_IO, "%s: %s", tmp_path, strerror(errno));
+		fb_die(EXIT_IO, "%s: %s", tmp_path, strerror(errno));
 	fb_xxh64_init(&s, 0);
 	for (off = 0; off < size; off += CHUNK) {
 		size_t n = size - off < CHUNK ? size - off : CHUNK;
@@ -263,15 +255,15 @@ static uint64_t hash_copy(const char *path, int in, uint64_t size, int out)
 		int got = read_at(in, buf, n, off);
 
 		if (got < 0)
-			die(EXIT_BAD, "%s: %s", path, strerror(errno));
+			fb_die(EXIT_BAD, "%s: %s", path, strerror(errno));
 		if (got > 0)
-			die(EXIT_BAD, "%s: ends before %" PRIu64 " bytes, the "
-			    "size of the image the log was recorded on", path,
-			    size);
+			fb_die(EXIT_BAD, "%s: ends before %" PRIu64 " bytes, "
+			       "the size of the image the log was recorded on",
+			       path, size);
 		fb_xxh64_update(&s, buf, n);
 		if (out >= 0 && !all_zero(buf, n) &&
 		    write_at(out, buf, n, off) < 0)
-			die(EXIT_IO, "%s: %s", tmp_path, strerror(errno));
+			fb_die(EXIT_IO, "%s: %s", tmp_path, strerror(errno));
 	}
 	free(buf);
 	return fb_xxh64_digest(&s);
@@ -332,19 +324,19 @@ static void apply(const char *log, int lfd, const struct scan *sc,
 	int ret;
 
 	if (!data)
-		die(EXIT_IO, "out of memory");
+		fb_die(EXIT_IO, "out of memory");
 	while (off < end) {
 		if (read_at(lfd, head, sizeof head, off) != 0 ||
 		    fb_wlog_record_decode(head, sc->h.image_size, &r, err,
 					  sizeof err) < 0)
-			die(EXIT_IO, "%s: changed while it was replayed "
-			    "(record at byte %" PRIu64 ")", log, off);
+			fb_die(EXIT_IO, "%s: changed while it was replayed "
+			       "(record at byte %" PRIu64 ")", log, off);
 		off += FB_WLOG_RECORD_SIZE;
 		switch (r.type) {
 		case FB_WLOG_WRITE:
 			if (read_at(lfd, data, r.length, off) != 0)
-				die(EXIT_IO, "%s: reading record %" PRIu64
-				    ": %s", log, r.seq, strerror(errno));
+				fb_die(EXIT_IO, "%s: reading record %" PRIu64
+				       ": %s", log, r.seq, strerror(errno));
 			ret = write_at(fd, data, r.length, r.offset);
 			off += r.length;
 			break;
@@ -359,9 +351,10 @@ static void apply(const char *log, int lfd, const struct scan *sc,
 			break;
 		}
 		if (ret < 0)
-			die(EXIT_IO, "%s: record %" PRIu64 " (%s at %" PRIu64
-			    "): %s", target, r.seq, fb_wlog_type_name(r.type),
-			    r.offset, strerror(errno));
+			fb_die(EXIT_IO, "%s: record %" PRIu64 " (%s at %" PRIu64
+			       "): %s", target, r.seq,
+			       fb_wlog_type_name(r.type), r.offset,
+			       strerror(errno));
 	}
 	free(data);
 }
@@ -374,12 +367,12 @@ static int make_temp(const char *out, char **ret_path)
 
 	if (!dir || !base || asprintf(&path, "%s/.%s.replay-XXXXXX",
 				      dirname(dir), basename(base)) < 0)
-		die(EXIT_IO, "out of memory");
+		fb_die(EXIT_IO, "out of memory");
 	free(dir);
 	free(base);
 	fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0)
-		die(EXIT_IO, "%s: %s", path, strerror(errno));
+		fb_die(EXIT_IO, "%s: %s", path, strerror(errno));
 	tmp_path = path;
 	*ret_path = path;
 	return fd;
@@ -429,9 +422,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->to_flush = strtoll(optarg, &end, 10);
 			if (errno || *end || end == optarg || o->to_flush < 0 ||
 			    optarg[0] == '-' || optarg[0] == '+')
-				die(EXIT_BAD, "--to-flush %s: expected a flush "
-				    "point, 0 or more (--list prints them)",
-				    optarg);
+				fb_die(EXIT_BAD, "--to-flush %s: expected a "
+				       "flush point, 0 or more (--list prints "
+				       "them)", optarg);
 			break;
 		case 'e':
 			o->to_end = true;
@@ -458,8 +451,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	if (o->list) {
 		if (!o->log || optind + 1 != argc || o->to_flush >= 0 ||
 		    o->to_end || o->out || o->in_place)
-			die(EXIT_BAD, "--list takes the log alone: "
-			    "flipbed-replay --list LOG");
+			fb_die(EXIT_BAD, "--list takes the log alone: "
+			       "flipbed-replay --list LOG");
 		return;
 	}
 	if (!o->image || optind + 2 != argc) {
@@ -467,10 +460,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		exit(EXIT_BAD);
 	}
 	if ((o->to_flush >= 0) == o->to_end)
-		die(EXIT_BAD, "say how far to replay: --to-flush K or "
-		    "--to-end");
+		fb_die(EXIT_BAD, "say how far to replay: --to-flush K or "
+		       "--to-end");
 	if (o->out && o->in_place)
-		die(EXIT_BAD, "-o OUT and --in-place exclude each other");
+		fb_die(EXIT_BAD, "-o OUT and --in-place exclude each other");
 }
 
 int main(int argc, char **argv)
@@ -483,10 +476,12 @@ int main(int argc, char **argv)
 	char *tmp = NULL;
 	int lfd, ifd, fd;
 
+	fb_program = "flipbed-replay";
+	atexit(remove_temp);
 	parse_args(argc, argv, &o);
 	lfd = open(o.log, O_RDONLY | O_CLOEXEC);
 	if (lfd < 0)
-		die(EXIT_BAD, "%s: %s", o.log, strerror(errno));
+		fb_die(EXIT_BAD, "%s: %s", o.log, strerror(errno));
 	scan_log(o.log, lfd, &sc);
 	if (o.list) {
 		list(o.log, &sc);
@@ -497,9 +492,9 @@ int main(int argc, char **argv)
 		end = sc.end;
 		nrec = sc.records;
 	} else if ((unsigned long long)o.to_flush > sc.nflush) {
-		die(EXIT_BAD, "--to-flush %lld: %s has %zu flush points (0 to "
-		    "%zu; --list prints them)", o.to_flush, o.log, sc.nflush,
-		    sc.nflush);
+		fb_die(EXIT_BAD, "--to-flush %lld: %s has %zu flush points (0 "
+		       "to %zu; --list prints them)", o.to_flush, o.log,
+		       sc.nflush, sc.nflush);
 	} else if (o.to_flush == 0) {
 		end = FB_WLOG_HEADER_SIZE;
 		nrec = 0;
@@ -510,14 +505,14 @@ int main(int argc, char **argv)
 
 	ifd = open(o.image, (o.in_place ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (ifd < 0 || fstat(ifd, &st) < 0)
-		die(EXIT_BAD, "%s: %s", o.image, strerror(errno));
+		fb_die(EXIT_BAD, "%s: %s", o.image, strerror(errno));
 	if (!S_ISREG(st.st_mode) && !o.in_place && !o.out)
-		die(EXIT_BAD, "%s: not a regular file, which a rename would "
-		    "replace: give -o OUT or --in-place", o.image);
+		fb_die(EXIT_BAD, "%s: not a regular file, which a rename would "
+		       "replace: give -o OUT or --in-place", o.image);
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size != sc.h.image_size)
-		die(EXIT_BAD, "%s: %" PRIu64 " bytes, but %s was recorded on "
-		    "an image of %" PRIu64 " bytes", o.image,
-		    (uint64_t)st.st_size, o.log, sc.h.image_size);
+		fb_die(EXIT_BAD, "%s: %" PRIu64 " bytes, but %s was recorded "
+		       "on an image of %" PRIu64 " bytes", o.image,
+		       (uint64_t)st.st_size, o.log, sc.h.image_size);
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -526,18 +521,18 @@ int main(int argc, char **argv)
 	fd = o.in_place ? ifd : make_temp(target, &tmp);
 	hash = hash_copy(o.image, ifd, sc.h.image_size, o.in_place ? -1 : fd);
 	if (hash != sc.h.image_hash)
-		die(EXIT_BAD, "%s: XXH64 %016" PRIx64 ", but %s was recorded "
-		    "on an image with XXH64 %016" PRIx64 ": not the image the "
-		    "server started with", o.image, hash, o.log,
-		    sc.h.image_hash);
+		fb_die(EXIT_BAD, "%s: XXH64 %016" PRIx64 ", but %s was "
+		       "recorded on an image with XXH64 %016" PRIx64 ": not "
+		       "the image the server started with", o.image, hash,
+		       o.log, sc.h.image_hash);
 	apply(o.log, lfd, &sc, end, fd, o.in_place ? o.image : tmp);
 	if (fsync(fd) < 0)
-		die(EXIT_IO, "%s: %s", o.in_place ? o.image : tmp,
-		    strerror(errno));
+		fb_die(EXIT_IO, "%s: %s", o.in_place ? o.image : tmp,
+		       strerror(errno));
 	if (!o.in_place) {
 		if (fchmod(fd, st.st_mode & 07777) < 0 ||
 		    rename(tmp, target) < 0)
-			die(EXIT_IO, "%s: %s", target, strerror(errno));
+			fb_die(EXIT_IO, "%s: %s", target, strerror(errno));
 		tmp_path = NULL;
 		sync_dir(target);
 		free(tmp);
