@@ -23,7 +23,7 @@ FBX_FUZZER := $(B)/tests/bin/corruptor-fuzz
 
 ALL += $(FBX_LIB) $(FBX_CLI)
 PACKAGES += libext2fs-dev comerr-dev e2fsprogs clang-14 libfuzzer-14-dev \
-	libclang-rt-14-dev
+	libclang-rt-14-dev perl perl-modules-5.36 valgrind
 TESTS += $(call SHELL_TESTS,$(FBX)/tests)
 BENCHES += bench-corruptor
 

@@ -6,7 +6,8 @@
 # intact (a name that is not UTF-8 has "path": null). Timing is
 # bench.sh's business, not this test's. Groups: quick.
 . "$(dirname "$0")/lib.sh"
-perl -MJSON::PP -e 1 2>/dev/null || { echo "SKIP: perl JSON::PP missing"; exit 77; }
+perl -MJSON::PP -e 1 2>/dev/null ||
+	skip "perl's JSON::PP not installed (Debian package perl-modules-5.36, make deps)"
 
 I=$W/j.img
 make_tree "$W/tree4096-300" 4096 300
