@@ -7,7 +7,7 @@
  * flags. bioread.c reads those lines (each checked and bounded: the guest
  * is hostile input) into the "bio_reads" object of case.json, which the
  * undetected cause read-ahead is decided from (judge/undetected.h;
- * harness/RESULTS.md, "The read-ahead witness"); bioread_report.c shows
+ * harness/RESULTS.md, "The witnesses"); bioread_report.c shows
  * that object in the reports.
  */
 #ifndef FLIPBED_BIOREAD_H

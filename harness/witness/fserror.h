@@ -6,7 +6,7 @@
  * those lines (each checked and bounded: the guest is hostile input),
  * compares them with what the classifier found in the kernel log, and
  * writes the "fanotify" object and the "fanotify_agrees" flag of case.json
- * (harness/RESULTS.md, "The fanotify witness"); fserror_report.c shows
+ * (harness/RESULTS.md, "The witnesses"); fserror_report.c shows
  * them in the reports.
  */
 #ifndef FLIPBED_FSERROR_H
