@@ -1,15 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Which folder may include which. Every #include "..." of the tracked C
-# sources of harness/, guest/, corruptor/ and nbd-plugins/ is resolved to
-# the tracked header it names (beside the file, then in harness/, the top,
-# corruptor/ and nbd-plugins/flipbed/, as the compilers' -I flags look)
-# and the folder that header is in; an include that goes against the
-# table below fails, named by FILE:LINE, the include and the rule. The
-# table has no cycle, so no include cycle between folders can come back.
-# harness/tests/ is exempt: a test includes what it tests. Before the
-# tree, the checker is run on planted includes that break the table, so
-# that it cannot pass by checking nothing.
+# sources of harness/, guest/, corruptor/, nbd-plugins/ and common/ is
+# resolved to the tracked header it names (beside the file, then in
+# harness/, the top, corruptor/ and nbd-plugins/flipbed/, as the
+# compilers' -I flags look) and the folder that header is in; an include
+# that goes against the table below fails, named by FILE:LINE, the
+# include and the rule. The table has no cycle, so no include cycle
+# between folders can come back. harness/tests/ is exempt: a test
+# includes what it tests. Before the tree, the checker is run on planted
+# includes that break the table, so that it cannot pass by checking
+# nothing.
 # Groups: quick.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -24,10 +25,12 @@ git rev-parse --git-dir >/dev/null 2>&1 || skip_anywhere "not a git checkout: th
 # A header named with its folder (nbd-plugins/flipbed/wlog.h) is allowed
 # alone. A folder missing here may include nothing but itself.
 cat > "$T/rules" <<'EOF'
-# the guest agent, the corruptor and the plugin stand alone
+# the guest agent, the corruptor and the plugin stand alone; common/,
+# which any folder may include, includes nothing else
 guest
 corruptor
 nbd-plugins
+common
 # what every part of the harness shares
 root		root
 # the scenario language names the guest's steps and the corruptor's types
@@ -159,7 +162,7 @@ fi
 
 # the tree
 git ls-files -- 'harness/*.[ch]' 'guest/*.[ch]' 'corruptor/*.[ch]' 'nbd-plugins/*.[ch]' \
-	> "$T/sources"
+	'common/*.[ch]' > "$T/sources"
 [ -s "$T/sources" ] || fail "no tracked C sources under harness/, guest/, corruptor/, nbd-plugins/"
 xargs awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
 	s = $0
