@@ -62,6 +62,23 @@ char *fbt_start_fails(const char *first, ...);
 void fbt_stop(void);
 /* fbt_make_image(size) and fbt_start(NULL), for a group setup; returns 0. */
 int fbt_serve(uint64_t size);
+/* The group setup of a test whose server needs nothing but its image. */
+#define FBT_SERVE_SETUP(size)						\
+	static int setup(void **state)					\
+	{								\
+		return fbt_serve(size);					\
+	}
+/* main: the cases, given as cmocka_unit_test entries, run in order on the
+ * server that SETUP starts; the last of them stops it (fbt_stop_case).
+ */
+#define FBT_MAIN(setup, ...)						\
+	int main(void)							\
+	{								\
+		const struct CMUnitTest tests[] = { __VA_ARGS__ };	\
+									\
+		return fbt_finish(cmocka_run_group_tests(tests, setup,	\
+							 NULL));	\
+	}
 /* fbt_stop as a cmocka case. */
 void fbt_stop_case(void **state);
 /* Environment words to put before "nbdkit" in a shell command line. */

@@ -158,17 +158,8 @@ static void test_concurrency(void **state)
 	       atomic_load(&churn_seen));
 }
 
-static int setup(void **state)
-{
-	return fbt_serve(SIZE);
-}
+FBT_SERVE_SETUP(SIZE)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_concurrency),
-		cmocka_unit_test(fbt_stop_case),
-	};
-
-	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
-}
+FBT_MAIN(setup,
+	cmocka_unit_test(test_concurrency),
+	cmocka_unit_test(fbt_stop_case))

@@ -350,23 +350,14 @@ static void test_unchanged(void **state)
 	expect("stats", "ok reads=50 writes=0 faults=50 held=0\n");
 }
 
-static int setup(void **state)
-{
-	return fbt_serve(SIZE);
-}
+FBT_SERVE_SETUP(SIZE)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_protocol),
-		cmocka_unit_test(test_bad_rules),
-		cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_slow_reader),
-		fbt_connected_test(test_live_at_once),
-		cmocka_unit_test(test_unchanged),
-		cmocka_unit_test(test_freeze),
-		cmocka_unit_test(fbt_stop_case),
-	};
-
-	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
-}
+FBT_MAIN(setup,
+	cmocka_unit_test(test_protocol),
+	cmocka_unit_test(test_bad_rules),
+	cmocka_unit_test(test_garbage),
+	cmocka_unit_test(test_slow_reader),
+	fbt_connected_test(test_live_at_once),
+	cmocka_unit_test(test_unchanged),
+	cmocka_unit_test(test_freeze),
+	cmocka_unit_test(fbt_stop_case))

@@ -474,24 +474,15 @@ static void test_bad_rules(void **state)
 			   "expected milliseconds, 1 to 600000", true);
 }
 
-static int setup(void **state)
-{
-	return fbt_serve(SIZE);
-}
+FBT_SERVE_SETUP(SIZE)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fbt_connected_test(test_torn),
-		fbt_connected_test(test_torn_effect),
-		fbt_connected_test(test_eio),
-		cmocka_unit_test_setup_teardown(test_stall_time, connect_two,
-						close_two),
-		cmocka_unit_test_setup_teardown(test_stall_release, connect_two,
-						close_two),
-		cmocka_unit_test(test_stall_shutdown),
-		cmocka_unit_test(test_bad_rules),
-	};
-
-	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
-}
+FBT_MAIN(setup,
+	fbt_connected_test(test_torn),
+	fbt_connected_test(test_torn_effect),
+	fbt_connected_test(test_eio),
+	cmocka_unit_test_setup_teardown(test_stall_time, connect_two,
+					close_two),
+	cmocka_unit_test_setup_teardown(test_stall_release, connect_two,
+					close_two),
+	cmocka_unit_test(test_stall_shutdown),
+	cmocka_unit_test(test_bad_rules))

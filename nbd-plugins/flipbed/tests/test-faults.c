@@ -270,23 +270,14 @@ static void test_faultlog(void **state)
 	json_decref(log);
 }
 
-static int setup(void **state)
-{
-	return fbt_serve(SIZE);
-}
+FBT_SERVE_SETUP(SIZE)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fbt_connected_test(test_read_flip),
-		fbt_connected_test(test_read_actions),
-		fbt_connected_test(test_after_count),
-		fbt_connected_test(test_write_actions),
-		fbt_connected_test(test_zero_trim),
-		cmocka_unit_test(test_rest),
-		cmocka_unit_test(test_faultlog),
-		cmocka_unit_test(fbt_stop_case),
-	};
-
-	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
-}
+FBT_MAIN(setup,
+	fbt_connected_test(test_read_flip),
+	fbt_connected_test(test_read_actions),
+	fbt_connected_test(test_after_count),
+	fbt_connected_test(test_write_actions),
+	fbt_connected_test(test_zero_trim),
+	cmocka_unit_test(test_rest),
+	cmocka_unit_test(test_faultlog),
+	cmocka_unit_test(fbt_stop_case))

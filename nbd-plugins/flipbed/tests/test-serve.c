@@ -215,21 +215,12 @@ static void test_help(void **state)
 		   st.st_mode & 0777);
 }
 
-static int setup(void **state)
-{
-	return fbt_serve(SIZE);
-}
+FBT_SERVE_SETUP(SIZE)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_help),
-		fbt_connected_test(test_io),
-		cmocka_unit_test(test_extents),
-		cmocka_unit_test(test_control_in_use),
-		cmocka_unit_test(fbt_stop_case),
-		cmocka_unit_test(test_bad_config),
-	};
-
-	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
-}
+FBT_MAIN(setup,
+	cmocka_unit_test(test_help),
+	fbt_connected_test(test_io),
+	cmocka_unit_test(test_extents),
+	cmocka_unit_test(test_control_in_use),
+	cmocka_unit_test(fbt_stop_case),
+	cmocka_unit_test(test_bad_config))

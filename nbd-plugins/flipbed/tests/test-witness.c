@@ -452,20 +452,14 @@ static int setup(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fbt_connected_test(test_rest_read),
-		fbt_connected_test(test_overwrite),
-		fbt_connected_test(test_request_faults),
-		fbt_connected_test(test_device_faults),
-		fbt_connected_test(test_watch_rule),
-		fbt_connected_test(test_bound),
-		cmocka_unit_test(test_busy),
-		cmocka_unit_test(test_bad_watch),
-		cmocka_unit_test(fbt_stop_case),
-		cmocka_unit_test(test_summary),
-	};
-
-	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
-}
+FBT_MAIN(setup,
+	fbt_connected_test(test_rest_read),
+	fbt_connected_test(test_overwrite),
+	fbt_connected_test(test_request_faults),
+	fbt_connected_test(test_device_faults),
+	fbt_connected_test(test_watch_rule),
+	fbt_connected_test(test_bound),
+	cmocka_unit_test(test_busy),
+	cmocka_unit_test(test_bad_watch),
+	cmocka_unit_test(fbt_stop_case),
+	cmocka_unit_test(test_summary))

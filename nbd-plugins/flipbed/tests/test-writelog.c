@@ -579,18 +579,12 @@ static int setup(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(run_client),
-		cmocka_unit_test(check_log),
-		cmocka_unit_test(check_list),
-		cmocka_unit_test(check_replays),
-		cmocka_unit_test(check_refusals),
-		cmocka_unit_test(check_missing_dir),
-		cmocka_unit_test(check_writers),
-		cmocka_unit_test(check_log_full),
-	};
-
-	return fbt_finish(cmocka_run_group_tests(tests, setup, NULL));
-}
+FBT_MAIN(setup,
+	cmocka_unit_test(run_client),
+	cmocka_unit_test(check_log),
+	cmocka_unit_test(check_list),
+	cmocka_unit_test(check_replays),
+	cmocka_unit_test(check_refusals),
+	cmocka_unit_test(check_missing_dir),
+	cmocka_unit_test(check_writers),
+	cmocka_unit_test(check_log_full))
