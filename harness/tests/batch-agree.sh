@@ -4,7 +4,9 @@
 # (--batch 1) and in batches (the default) must give every case the same
 # (detect, reaction, fsck, data); flipbed diff names a case that differs.
 # An infra case compares nothing: at most one per run is tolerated, and
-# none infra in both.
+# none infra in both. Each run must also exit as its records say: 0, or 3
+# for its tolerated infra case, never 1 (a case that missed its
+# expectation) or another status (bad input, an interruption).
 # The batched run must really share boots (a case at place 2 or later of
 # its boot), or the test would compare two solo runs. Both runs' rates
 # are printed. It runs the two 6.1 kernels (stock, patched): the 6.12 pair
@@ -19,7 +21,8 @@ jobs=$(nproc)
 run() {
 	_t=$(date +%s)
 	"$FLIPBED" matrix ci --kernel stock,patched --jobs "$jobs" "$@" > "$T/$out.log" 2>&1
-	echo "flipbed matrix ci $*: exit $? in $(($(date +%s) - _t)) s;" \
+	echo $? > "$T/$out.rc"
+	echo "flipbed matrix ci $*: exit $(cat "$T/$out.rc") in $(($(date +%s) - _t)) s;" \
 		"$(grep -o '[0-9.]* cases/min' "$T/$out.log" | tail -n 1)"
 }
 # For each case the diff names, what each run's record says about it: the
@@ -47,6 +50,14 @@ for r in solo batched; do
 	n=$(wc -l < "$T/$r.infra")
 	[ "$n" -eq 0 ] || { sed 's/^/  infra in the '"$r"' run: /' "$T/$r.infra"; }
 	[ "$n" -le 1 ] || check_fail "$n infra cases in the $r run"
+	rc=$(cat "$T/$r.rc")
+	jq -r 'select(.verdict == "fail") | .case' "$T/$r/cases.jsonl" > "$T/$r.fail"
+	[ ! -s "$T/$r.fail" ] || check_fail "cases that missed their expectation in the $r run: $(tr '\n' ' ' < "$T/$r.fail")"
+	case $rc in
+	0) ;;
+	3) [ "$n" -ge 1 ] || check_fail "the $r run exited 3 (infrastructure) with no infra case" ;;
+	*) check_fail "the $r run exited $rc (log: $(tail -n 3 "$T/$r.log"))" ;;
+	esac
 done
 cut -d' ' -f1 "$T/solo.infra" | sort > "$T/solo.names"
 cut -d' ' -f1 "$T/batched.infra" | sort > "$T/batched.names"

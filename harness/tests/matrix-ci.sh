@@ -9,6 +9,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 require_flipbed
+require_tools jq
 kernels="stock patched stock-6.12 patched-6.12"
 require_kernel $kernels
 flipbed=$FLIPBED
@@ -25,9 +26,13 @@ if [ "$(echo $types | wc -w)" -lt 22 ]; then
 	echo "cannot read the corruptor's type list (got: '$types')"
 	missing=1
 fi
+# each record's kernel and target type, read by name: a record is JSON
+# with sorted keys, so no field has a fixed place in its line
+jq -r '"\(.kernel) \(.target.type)"' "$out/cases.jsonl" | sort -u > "$out/types" ||
+	{ echo "cannot read $out/cases.jsonl"; missing=1; }
 for t in $types; do
 	for k in $kernels; do
-		if ! grep -q "\"kernel\":\"$k\".*\"target\":{[^}]*\"type\":\"$t\"" "$out/cases.jsonl"; then
+		if ! grep -qx "$k $t" "$out/types"; then
 			echo "no case of type $t on kernel $k"
 			missing=1
 		fi
