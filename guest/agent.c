@@ -19,10 +19,9 @@
 
 #include "agent.h"
 
-#define MAX_STEPS 1024
-
-static char *steps[MAX_STEPS];
+static char *steps[STEP_MAX_STEPS];
 static int nsteps;
+static int ignored;	/* steps past STEP_MAX_STEPS in this case, said once at "go" */
 static int crashed;	/* a crash step ran: reboot now, without sync */
 
 /* Last words go to the console: the host channel may be what failed. */
@@ -114,8 +113,13 @@ static int receive_steps(void)
 	char *line;
 
 	while ((line = chan_recv())) {
-		if (!strcmp(line, "go"))
+		if (!strcmp(line, "go")) {
+			if (ignored)
+				chan_send("error more than %d steps; the last %d are ignored",
+					  STEP_MAX_STEPS, ignored);
+			ignored = 0;
 			return 1;
+		}
 		if (!strcmp(line, "halt"))
 			return 0;
 		if (!strcmp(line, "release"))
@@ -132,8 +136,8 @@ static int receive_steps(void)
 		}
 		if (strncmp(line, "step ", 5))
 			continue;
-		if (nsteps == MAX_STEPS) {
-			chan_send("error more than %d steps; the rest are ignored", MAX_STEPS);
+		if (nsteps == STEP_MAX_STEPS) {
+			ignored++;
 			continue;
 		}
 		steps[nsteps++] = strdup(line + 5);

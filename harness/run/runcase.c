@@ -741,7 +741,7 @@ int case_open(struct casectx *x, const char *priv)
  * steps are never unmet. The mount takes the workload's first mount
  * options (csum_retry, noload, ...).
  */
-#define NEXT_PASS_STEPS 8
+#define NEXT_PASS_STEPS FB_NEXT_PASS_STEPS	/* counted by the scenario's step limit */
 static void add_next_pass(struct casectx *x)
 {
 	char opts[STEP_MAX_LINE] = "", why[256];
@@ -828,7 +828,7 @@ int case_prepare(struct casectx *x, const struct fb_golden *g)
 		snprintf(x->out.infra, sizeof(x->out.infra), "%s", why);
 		return -1;
 	}
-	x->nsteps = x->c->scn->nsteps + 2;
+	x->nsteps = x->c->scn->nsteps + FB_PROBE_STEPS;
 	x->steps = xrealloc(NULL, (x->nsteps + NEXT_PASS_STEPS) * sizeof(char *));
 	for (int i = 0; i < x->c->scn->nsteps; i++)
 		x->steps[i] = x->c->scn->steps[i];
