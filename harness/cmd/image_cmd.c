@@ -100,6 +100,11 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 			}
 			break;
 		case 'o':
+			/* "" is no directory: the paths made from it would start at / */
+			if (!*optarg) {
+				fprintf(stderr, "flipbed image: --out '': empty; give a directory\n");
+				return -1;
+			}
 			a->out = optarg;
 			break;
 		case 'K':

@@ -312,6 +312,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			a->failed = true;
 			break;
 		case 'o':
+			/* "" is no directory: the paths made from it would start at / */
+			if (!*optarg) {
+				fprintf(stderr, "flipbed %s: --out '': empty; give a directory\n", argv[0]);
+				return -1;
+			}
 			a->out = optarg;
 			break;
 		case 'K':
