@@ -189,4 +189,15 @@ refused "flipbed matrix on a scenario" "block-flip.scn: this is a scenario (it h
 refused "run --out ''" "--out '': empty; give a directory" "$FLIPBED" run "$scn" --kernel stock --out ''
 grep -q "/cases" "$T/err" && check_fail "--out '' names /cases"
 refused "image --out ''" "--out '': empty; give a directory" "$FLIPBED" image "$T/bad.img" --out ''
+
+# An image path longer than a scenario line is named through a link beside
+# the written scenario (hostile-slow.sh runs one); when the run directory's
+# own path is too long for that, it is said, and nothing is left behind
+deep=$T/$(printf 'd%.0s' $(seq 200))
+mkdir -p "$deep"
+mkfs.ext4 -q -F "$deep/x.img" 8M
+longout=$T/$(printf 'o%.0s' $(seq 200))
+refused "image: a long path and a long --out" "give a shorter --out" \
+	"$FLIPBED" image "$deep/x.img" --kernel stock --out "$longout"
+[ ! -e "$longout" ] || check_fail "image with a long --out left $(find "$longout" | wc -l) files behind"
 finish
