@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,30 @@ static void release(void)
 }
 
 
+/*
+ * The heartbeat: "beat N" each second that step N has been running
+ * through, so that the host tells a slow step of a kernel that keeps
+ * answering from a guest that stopped: a timeout after a silence is a
+ * hang, one during beats is not (harness/classify/classify.c).
+ */
+static int running;	/* the step running, 0 between steps */
+
+static void *beat(void *arg)
+{
+	int last = 0;
+
+	for (;;) {
+		int now;
+
+		sleep(1);
+		now = __atomic_load_n(&running, __ATOMIC_RELAXED);
+		if (now && now == last)
+			chan_send("beat %d", now);
+		last = now;
+	}
+	return NULL;
+}
+
 /* Run step I; 1 if it met its expectation, 0 if not, -1 for "may". */
 static int run_step(int i)
 {
@@ -215,7 +240,9 @@ static int run_step(int i)
 	}
 	fserror_before(&s);
 	bioread_step(i + 1);
+	__atomic_store_n(&running, i + 1, __ATOMIC_RELAXED);
 	rc = op_run(i + 1, &s, detail, sizeof(detail));
+	__atomic_store_n(&running, 0, __ATOMIC_RELAXED);
 	crashed |= s.id == STEP_CRASH;
 	if (rc)
 		result = rc == EBADDATA ? "EBADDATA" : errname(rc, b, sizeof(b));
@@ -264,6 +291,7 @@ static void run_case(void)
 
 int main(void)
 {
+	pthread_t beater;
 	int more;
 
 	setup();
@@ -272,6 +300,8 @@ int main(void)
 		die("open " CHANNEL);
 	if (kmsg_start())
 		die("/dev/kmsg");
+	if ((more = pthread_create(&beater, NULL, beat, NULL)))
+		chan_send("error no heartbeat: %s", strerror(more));
 	chan_send("ready");
 	more = receive_steps();
 	if (more < 0)
