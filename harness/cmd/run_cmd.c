@@ -346,7 +346,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
-/* --failed: keep the cases that failed or were infra in results/runs/latest. */
+/*
+ * --failed: keep the cases that failed or were infra in results/runs/latest;
+ * not those a signal cut short (interrupted) or that never started (no
+ * record): nothing is known against them.
+ */
 static int keep_failed(struct fb_case_specs *cases)
 {
 	struct fb_run last;
