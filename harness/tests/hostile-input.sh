@@ -200,4 +200,10 @@ longout=$T/$(printf 'o%.0s' $(seq 200))
 refused "image: a long path and a long --out" "give a shorter --out" \
 	"$FLIPBED" image "$deep/x.img" --kernel stock --out "$longout"
 [ ! -e "$longout" ] || check_fail "image with a long --out left $(find "$longout" | wc -l) files behind"
+# nothing left behind by any of them: no process, no private directory
+# or socket of flipbed's (flipbed-XXXXXX under $TMPDIR, which is $T)
+no_leftovers
+left=$(find "$T" -maxdepth 1 -name 'flipbed-??????' | head -n 3)
+[ -z "$left" ] || check_fail "private directories left behind: $left"
+[ -z "$(find "$T" -type s | head -n 1)" ] || check_fail "sockets left behind: $(find "$T" -type s)"
 finish

@@ -8,7 +8,7 @@
 # that runs past the timeout while the kernel keeps answering (sleep) is
 # infra "slow step", not a hang: a hang is the kernel's own report or a
 # silent guest. No verdict the kernel did not give. Boots: three, about
-# 40 s. Groups: own-target (make check-hostile).
+# 15 s. Groups: own-target (make check-hostile).
 . "$(dirname "$0")/lib.sh"
 require_flipbed
 require_kernel stock
@@ -67,5 +67,10 @@ case $infra in
 esac
 [ $rc -eq 3 ] || check_fail "a slow step: exit $rc, expected 3 (infra)"
 echo "got: a slow step: exit $rc, reaction $reaction, infra '$infra'"
+# nothing left behind by any of them: no process, no private directory
+# or socket of flipbed's (flipbed-XXXXXX under $TMPDIR, which is $T)
 no_leftovers
+left=$(find "$T" -maxdepth 1 -name 'flipbed-??????' | head -n 3)
+[ -z "$left" ] || check_fail "private directories left behind: $left"
+[ -z "$(find "$T" -type s | head -n 1)" ] || check_fail "sockets left behind: $(find "$T" -type s)"
 finish
