@@ -52,6 +52,7 @@ struct casectx {
 	struct fb_bioread br;		/* the guest's reads of those bytes (witness/bioread.h) */
 	json_t *bio_reads;		/* their "bio_reads" record, made once the boot ended */
 	char infra[512];
+	bool infra_own;			/* INFRA was set before any signal came: the case's own */
 	struct fb_expect expect;
 	struct fb_outcome out;
 	enum fb_verdict verdict;

@@ -50,6 +50,7 @@ void case_set_infra(struct casectx *x, const char *fmt, ...)
 
 	if (x->infra[0])
 		return;
+	x->infra_own = !fb_proc_interrupted();
 	va_start(ap, fmt);
 	vsnprintf(x->infra, sizeof(x->infra), fmt, ap);
 	va_end(ap);
@@ -1077,12 +1078,13 @@ static void set_interrupted(struct casectx *x, int sig)
  * is infra, whichever step set it: it must never read as a pass. A case
  * is cut short when the signal had come by the end of its image's checks
  * or, if it never got to them, by now (nbdkit or QEMU starting, a rule
- * being armed, a copy): it is interrupted, so that a resumed campaign
- * runs it again rather than count it as a failure.
+ * being armed, a copy), unless it had failed for a reason of its own
+ * before the signal: it is interrupted, so that a resumed campaign runs
+ * it again rather than count it as a failure.
  */
 static void settle_verdict(struct casectx *x)
 {
-	int sig = x->checked ? x->cut : fb_proc_interrupted();
+	int sig = x->checked ? x->cut : x->infra[0] && x->infra_own ? 0 : fb_proc_interrupted();
 
 	if (x->verdict == FB_VERDICT_SKIP)
 		return;
