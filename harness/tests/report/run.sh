@@ -73,6 +73,8 @@ for f in "$T/int-report.out" "$T/int/index.html"; do
 	grep -q "$what" "$f" || check_fail "$f does not say '$what'"
 done
 xmllint --noout "$T/int/junit.xml" || check_fail "the interrupted run's junit.xml is not well-formed XML"
+expect_rc 0 "$cli" show 'superblock/magic@patched/rest' --run "$T/int" > "$T/int-show.out"
+golden interrupted-show "$T/int-show.out"
 expect_rc 0 "$cli" diff "$T/int" "$T/int" 2> "$T/int-diff.err"
 grep -q '^flipbed diff: 2 cases compared, 0 changed; 1 infra or skipped;' "$T/int-diff.err" ||
 	check_fail "diff compared the case cut short: $(cat "$T/int-diff.err")"
