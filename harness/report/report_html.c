@@ -170,7 +170,7 @@ static int write_index(const struct fb_run *run, const struct fb_table *t)
 	if (fb_run_interrupted(run, what, sizeof(what))) {
 		fputs("<p><strong>This run was ", out);
 		fb_xml_puts(out, what);
-		fputs(".</strong> The tables hold only the cases that ran.</p>\n", out);
+		fputs(".</strong> The tables and totals below are of a partial run.</p>\n", out);
 	}
 	print_table(run, t, out);
 	print_legend(out);

@@ -29,9 +29,9 @@ int fb_report_ktap_run(const struct fb_run *run, FILE *out)
 		case FB_VERDICT_SKIP:
 			fprintf(out, "ok %zu %s # SKIP %s\n", i + 1, c->name, why);
 			break;
-		case FB_VERDICT_INTERRUPTED:	/* why: "interrupted by SIGNAL..." */
-			fprintf(out, "ok %zu %s # SKIP %s\n", i + 1, c->name,
-				strncmp(why, "interrupted", 11) ? "interrupted" : why);
+		case FB_VERDICT_INTERRUPTED:	/* why: "interrupted by SIGNAL..." as a rule */
+			fprintf(out, "ok %zu %s # SKIP %s%s\n", i + 1, c->name,
+				strncmp(why, "interrupted", 11) ? "interrupted: " : "", why);
 			break;
 		default:
 			if (repro)

@@ -53,14 +53,14 @@ static void print_kernels(const struct fb_run *run, FILE *out)
 	fputc('\n', out);
 }
 
-/* A run cut short says so first: its tables hold only the cases that ran. */
+/* A run cut short says so first: its tables and totals are not a whole run's. */
 static void print_interrupted(const struct fb_run *run, FILE *out)
 {
 	char what[160];
 
 	if (fb_run_interrupted(run, what, sizeof(what)))
-		fprintf(out, "**This run was %s.** The tables hold only the cases that "
-			"ran.\n\n", what);
+		fprintf(out, "**This run was %s.** The tables and totals below are of a "
+			"partial run.\n\n", what);
 }
 
 static void print_header(const struct fb_run *run, FILE *out)
