@@ -408,7 +408,8 @@ struct tree {
 /*
  * walk reads what the filesystem holds, not what a file's size claims: the
  * data extents (SEEK_DATA, SEEK_HOLE), holes skipped, and at most
- * WALK_FILE_MAX bytes of a file (the detail counts the files cut short).
+ * WALK_FILE_MAX bytes of a file; "out N read bytes= capped= max=" says
+ * how much it read and how many files it cut short.
  * A 256 GiB sparse file is a few blocks to read, and a huge dense one does
  * not outlast the case's timeout.
  */
@@ -574,11 +575,13 @@ static int op_tree(int n, const struct step *s, int hash, char *detail, size_t l
 	} else {
 		tree_walk(&t, path, rel);
 	}
+	/* what walk read of the files, within its bound: an out line before the result */
+	if (!hash)
+		chan_send("out %d read bytes=%lld capped=%d max=%lld", n, t.bytes, t.capped,
+			  WALK_FILE_MAX);
 	snprintf(detail, len, "entries=%d failures=%d", t.entries, t.failures);
 	if (!hash)
-		snprintf(detail + strlen(detail), len - strlen(detail),
-			 " xattrs=%ld bytes=%lld capped=%d max=%lld", t.xattrs, t.bytes, t.capped,
-			 WALK_FILE_MAX);
+		snprintf(detail + strlen(detail), len - strlen(detail), " xattrs=%ld", t.xattrs);
 	return t.first_err;
 }
 
