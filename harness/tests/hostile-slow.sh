@@ -4,11 +4,12 @@
 # hostile-input.sh): flipbed image on a path of 600 characters and a file
 # name of 204 runs as any image does, and leaves nothing behind; an image
 # holding one 256 GiB sparse file is walked in seconds (the walk reads
-# the data extents, and at most 64 MiB of a file) and is no hang; a step
-# that runs past the timeout while the kernel keeps answering (sleep) is
-# infra "slow step", not a hang: a hang is the kernel's own report or a
-# silent guest. No verdict the kernel did not give. Boots: three, about
-# 15 s. Groups: own-target (make check-hostile).
+# the data extents, and at most 64 MiB of a file: a dense file of 70 MiB
+# is cut, and said to be) and is no hang; a step that runs past the
+# timeout while the kernel keeps answering (sleep) is infra "slow step",
+# not a hang: a hang is the kernel's own report or a silent guest. No
+# verdict the kernel did not give. Boots: three, about 15 s.
+# Groups: own-target (make check-hostile).
 . "$(dirname "$0")/lib.sh"
 require_flipbed
 require_kernel stock
@@ -32,12 +33,14 @@ grep -q "line longer than" "$T/long.log" && check_fail "image on a long path: fl
 [ "$(record "$T/long" | jq -r .verdict)" = pass ] || check_fail "image on a long path: no passing case"
 echo "got: image on a path of $((${#long} + ${#name} + 1)) characters: exit $rc"
 
-# One 256 GiB sparse file with one block of data at 100 GiB, and a small one
+# One 256 GiB sparse file with one block of data at 100 GiB, a small one,
+# and a dense one of 70 MiB, more than walk reads of a file
 mkdir -p "$T/sparse"
 truncate -s 256G "$T/sparse/big"
 printf 'data' | dd of="$T/sparse/big" bs=1 seek=107374182400 conv=notrunc 2>/dev/null
 echo small > "$T/sparse/small"
-mkfs.ext4 -q -F -d "$T/sparse" "$T/sparse.img" 64M || fail "mkfs.ext4 -d with a sparse file"
+head -c 70M /dev/urandom > "$T/sparse/dense"
+mkfs.ext4 -q -F -b 4096 -d "$T/sparse" "$T/sparse.img" 128M || fail "mkfs.ext4 -d with a sparse file"
 start=$(date +%s)
 timeout 120 "$FLIPBED" image "$T/sparse.img" --kernel stock --workload walk --out "$T/sp" \
 	> "$T/sp.log" 2>&1
@@ -48,8 +51,9 @@ reaction=$(echo "$rec" | jq -r .outcome.reaction)
 [ $rc -eq 0 ] || { tail -n 20 "$T/sp.log"; check_fail "a 256 GiB sparse file: exit $rc, expected 0"; }
 [ "$reaction" != hang ] || check_fail "a 256 GiB sparse file walked as a kernel hang"
 walk=$(grep -h "^A out [0-9]* read bytes=" "$T"/sp/cases/*/transcript.log | head -n 1)
-echo "$walk" | grep -q "read bytes=1030 capped=0 max=67108864" ||
-	check_fail "the walk does not say what it read (the 1 KiB block at 100 GiB and /small): $walk"
+# the 4 KiB block at 100 GiB, /small, and 64 MiB of the 70 MiB /dense: cut
+echo "$walk" | grep -q "read bytes=$((4096 + 6 + 67108864)) capped=1 max=67108864" ||
+	check_fail "the walk does not say what it read: $walk"
 echo "got: a 256 GiB sparse file: exit $rc in $took s, reaction $reaction; $walk"
 
 # A step slower than the case's timeout, the kernel answering all along
