@@ -292,7 +292,7 @@ static void run_case(void)
 int main(void)
 {
 	pthread_t beater;
-	int more;
+	int more, e;
 
 	setup();
 	wait_for(CHANNEL);
@@ -300,8 +300,9 @@ int main(void)
 		die("open " CHANNEL);
 	if (kmsg_start())
 		die("/dev/kmsg");
-	if ((more = pthread_create(&beater, NULL, beat, NULL)))
-		chan_send("error no heartbeat: %s", strerror(more));
+	e = pthread_create(&beater, NULL, beat, NULL);
+	if (e)
+		chan_send("error no heartbeat: %s", strerror(e));
 	chan_send("ready");
 	more = receive_steps();
 	if (more < 0)

@@ -152,14 +152,16 @@ static const char *check_arg(char kind, const char *a)
 	return "nothing (internal error: bad argument letter in steps.def)";
 }
 
-/* Argument ARG (a decimal) of S is at most MAX; else a reason in WHY. */
-static int at_most(const struct step *s, int arg, unsigned long long max, const char *what,
-		   const char *text, char *why, size_t whylen)
+/* Argument ARG (a decimal) of S is from MIN to MAX; else a reason in WHY. */
+static int in_range(const struct step *s, int arg, unsigned long long min, unsigned long long max,
+		    const char *what, const char *text, char *why, size_t whylen)
 {
-	if (strtoull(s->argv[arg], NULL, 10) <= max)
+	unsigned long long v = strtoull(s->argv[arg], NULL, 10);
+
+	if (v >= min && v <= max)
 		return 0;
-	snprintf(why, whylen, "step '%s': %s %s is more than the agent runs; accepted: at most %llu",
-		 text, what, s->argv[arg], max);
+	snprintf(why, whylen, "step '%s': %s %s is not what the agent runs; accepted: %llu to %llu",
+		 text, what, s->argv[arg], min, max);
 	return -1;
 }
 
@@ -167,10 +169,10 @@ static int at_most(const struct step *s, int arg, unsigned long long max, const 
 static int check_limits(const struct step *s, const char *text, char *why, size_t whylen)
 {
 	if (s->id == STEP_ATTR_RACE || s->id == STEP_ATTR_CHECK)
-		return at_most(s, 1, STEP_MAX_THREADS, "THREADS", text, why, whylen) ||
-		       at_most(s, 2, STEP_MAX_ROUNDS, "ROUNDS", text, why, whylen) ? -1 : 0;
+		return in_range(s, 1, 1, STEP_MAX_THREADS, "THREADS", text, why, whylen) ||
+		       in_range(s, 2, 1, STEP_MAX_ROUNDS, "ROUNDS", text, why, whylen) ? -1 : 0;
 	if (s->id == STEP_UPDATE_LOOKUP)
-		return at_most(s, 2, STEP_MAX_MS, "MS", text, why, whylen);
+		return in_range(s, 2, 0, STEP_MAX_MS, "MS", text, why, whylen);
 	return 0;
 }
 

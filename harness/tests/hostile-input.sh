@@ -158,7 +158,7 @@ refused "1,020 steps and the next-mount pass" "steps.scn:1021: [workload]: 1020 
 	"$FLIPBED" run "$T/steps.scn" --list
 printf '[scenario]\nshows = x\ngroups = quick\n[target]\ntype = none\n[workload]\nstep = mount\nstep = attr-race /d 65 10\n' \
 	> "$T/race.scn"
-refused "attr-race with 65 threads" "race.scn:8: step = attr-race /d 65 10: step 'attr-race /d 65 10': THREADS 65 is more than the agent runs; accepted: at most 64" \
+refused "attr-race with 65 threads" "race.scn:8: step = attr-race /d 65 10: step 'attr-race /d 65 10': THREADS 65 is not what the agent runs; accepted: 1 to 64" \
 	"$FLIPBED" run "$T/race.scn" --list
 # ${EXPR} can make a step longer than the agent's line: the reason comes first
 v=1000000000000000000
