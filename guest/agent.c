@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,9 @@
 
 #include "agent.h"
 
-#define MAX_STEPS 1024
-
-static char *steps[MAX_STEPS];
+static char *steps[STEP_MAX_STEPS];
 static int nsteps;
+static int ignored;	/* steps past STEP_MAX_STEPS in this case, said once at "go" */
 static int crashed;	/* a crash step ran: reboot now, without sync */
 
 /* Last words go to the console: the host channel may be what failed. */
@@ -114,8 +114,13 @@ static int receive_steps(void)
 	char *line;
 
 	while ((line = chan_recv())) {
-		if (!strcmp(line, "go"))
+		if (!strcmp(line, "go")) {
+			if (ignored)
+				chan_send("error more than %d steps; the last %d are ignored",
+					  STEP_MAX_STEPS, ignored);
+			ignored = 0;
 			return 1;
+		}
 		if (!strcmp(line, "halt"))
 			return 0;
 		if (!strcmp(line, "release"))
@@ -132,8 +137,8 @@ static int receive_steps(void)
 		}
 		if (strncmp(line, "step ", 5))
 			continue;
-		if (nsteps == MAX_STEPS) {
-			chan_send("error more than %d steps; the rest are ignored", MAX_STEPS);
+		if (nsteps == STEP_MAX_STEPS) {
+			ignored++;
 			continue;
 		}
 		steps[nsteps++] = strdup(line + 5);
@@ -197,6 +202,30 @@ static void release(void)
 }
 
 
+/*
+ * The heartbeat: "beat N" each second that step N has been running
+ * through, so that the host tells a slow step of a kernel that keeps
+ * answering from a guest that stopped: a timeout after a silence is a
+ * hang, one during beats is not (harness/classify/classify.c).
+ */
+static int running;	/* the step running, 0 between steps */
+
+static void *beat(void *arg)
+{
+	int last = 0;
+
+	for (;;) {
+		int now;
+
+		sleep(1);
+		now = __atomic_load_n(&running, __ATOMIC_RELAXED);
+		if (now && now == last)
+			chan_send("beat %d", now);
+		last = now;
+	}
+	return NULL;
+}
+
 /* Run step I; 1 if it met its expectation, 0 if not, -1 for "may". */
 static int run_step(int i)
 {
@@ -211,7 +240,9 @@ static int run_step(int i)
 	}
 	fserror_before(&s);
 	bioread_step(i + 1);
+	__atomic_store_n(&running, i + 1, __ATOMIC_RELAXED);
 	rc = op_run(i + 1, &s, detail, sizeof(detail));
+	__atomic_store_n(&running, 0, __ATOMIC_RELAXED);
 	crashed |= s.id == STEP_CRASH;
 	if (rc)
 		result = rc == EBADDATA ? "EBADDATA" : errname(rc, b, sizeof(b));
@@ -260,7 +291,8 @@ static void run_case(void)
 
 int main(void)
 {
-	int more;
+	pthread_t beater;
+	int more, e;
 
 	setup();
 	wait_for(CHANNEL);
@@ -268,6 +300,9 @@ int main(void)
 		die("open " CHANNEL);
 	if (kmsg_start())
 		die("/dev/kmsg");
+	e = pthread_create(&beater, NULL, beat, NULL);
+	if (e)
+		chan_send("error no heartbeat: %s", strerror(e));
 	chan_send("ready");
 	more = receive_steps();
 	if (more < 0)

@@ -27,8 +27,6 @@
 
 #include "agent.h"
 
-#define RACE_MAX_THREADS 64
-#define RACE_MAX_ROUNDS 100000
 #define RACE_MAX_FILES 1024
 #define RACE_NAME 64
 
@@ -129,7 +127,7 @@ static int race_args(const struct step *s, struct race *rc)
 
 	snprintf(rc->dir, sizeof(rc->dir), "%s%s", MNT, s->argv[0]);
 	if (sscanf(s->argv[1], "%llu", &t) != 1 || sscanf(s->argv[2], "%llu", &r) != 1 ||
-	    t < 1 || t > RACE_MAX_THREADS || r < 1 || r > RACE_MAX_ROUNDS)
+	    t < 1 || t > STEP_MAX_THREADS || r < 1 || r > STEP_MAX_ROUNDS)
 		return EINVAL;
 	rc->threads = (unsigned)t;
 	rc->rounds = (unsigned)r;
@@ -193,7 +191,7 @@ static int race_verify(int n, const struct race *rc, char *detail, size_t len)
 int op_attr_race(int n, const struct step *s, char *detail, size_t len)
 {
 	static struct race rc;
-	struct updater u[RACE_MAX_THREADS];
+	struct updater u[STEP_MAX_THREADS];
 	pthread_t flush;
 	unsigned started = 0;
 	int e;
@@ -248,7 +246,6 @@ int op_attr_check(int n, const struct step *s, char *detail, size_t len)
  * line; met when the chmod succeeded and P then has the mode.
  */
 #define UPDATE_MODE 0604
-#define UPDATE_MAX_MS 60000
 
 struct timed_op {
 	char path[STEP_MAX_LINE + 8];
@@ -326,7 +323,7 @@ int op_update_lookup(int n, const struct step *s, char *detail, size_t len)
 	struct stat st;
 	char b1[24], b2[24];
 
-	if (sscanf(s->argv[2], "%llu", &ms) != 1 || ms > UPDATE_MAX_MS)
+	if (sscanf(s->argv[2], "%llu", &ms) != 1 || ms > STEP_MAX_MS)
 		return EINVAL;
 	memset(&up, 0, sizeof(up));
 	memset(&look, 0, sizeof(look));

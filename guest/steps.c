@@ -152,6 +152,30 @@ static const char *check_arg(char kind, const char *a)
 	return "nothing (internal error: bad argument letter in steps.def)";
 }
 
+/* Argument ARG (a decimal) of S is from MIN to MAX; else a reason in WHY. */
+static int in_range(const struct step *s, int arg, unsigned long long min, unsigned long long max,
+		    const char *what, const char *text, char *why, size_t whylen)
+{
+	unsigned long long v = strtoull(s->argv[arg], NULL, 10);
+
+	if (v >= min && v <= max)
+		return 0;
+	snprintf(why, whylen, "step '%s': %s %s is not what the agent runs; accepted: %llu to %llu",
+		 text, what, s->argv[arg], min, max);
+	return -1;
+}
+
+/* The limits of the agent's steps that go beyond their argument letters. */
+static int check_limits(const struct step *s, const char *text, char *why, size_t whylen)
+{
+	if (s->id == STEP_ATTR_RACE || s->id == STEP_ATTR_CHECK)
+		return in_range(s, 1, 1, STEP_MAX_THREADS, "THREADS", text, why, whylen) ||
+		       in_range(s, 2, 1, STEP_MAX_ROUNDS, "ROUNDS", text, why, whylen) ? -1 : 0;
+	if (s->id == STEP_UPDATE_LOOKUP)
+		return in_range(s, 2, 0, STEP_MAX_MS, "MS", text, why, whylen);
+	return 0;
+}
+
 static enum step_id find_step(const char *name)
 {
 	for (int i = 0; i < STEP_COUNT; i++)
@@ -245,5 +269,5 @@ int step_parse(const char *text, struct step *s, char *why, size_t whylen)
 			return -1;
 		}
 	}
-	return 0;
+	return check_limits(s, text, why, whylen);
 }

@@ -11,8 +11,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/*
+ * The agent's limits, checked by the host before anything boots (a scenario
+ * that passes them is never cut short in the guest).
+ */
 #define STEP_MAX_ARGS 3
-#define STEP_MAX_LINE 512
+#define STEP_MAX_LINE 512	/* a step's text and its NUL */
+#define STEP_MAX_STEPS 1024	/* steps of one case, with those the host adds */
+#define STEP_MAX_THREADS 64	/* attr-race THREADS */
+#define STEP_MAX_ROUNDS 100000	/* attr-race ROUNDS */
+#define STEP_MAX_MS 60000	/* update-lookup MS */
 
 enum step_id {
 #define STEP(id, name, args, usage, help) STEP_##id,

@@ -78,6 +78,12 @@ PACKAGES += jq
 # Every harness/tests/*.sh that names its groups; each says in its header
 # what it checks. The unit tests are declared beside the code they test.
 TESTS += $(call SHELL_TESTS,harness/tests)
+
+# The hostile inputs that boot (harness/tests/HOSTILE.md): about 40 s, not
+# part of make check.
+.PHONY: check-hostile
+check-hostile: $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz $(B)/lib/nbdkit-flipbed-plugin.so
+	@tests/run harness/tests/hostile-slow.sh
 BENCHES += bench-boot bench-matrix bench-campaign
 
 # flipbed campaign (findings keep their image as compressed qcow2: qemu-img)

@@ -128,6 +128,7 @@ static const char css[] =
 	".safe{background:#b9e4b9}.silent{background:#e4e4e4}"
 	".weak{background:#ffd98a}.unsafe{background:#f49a9a}"
 	".infra{background:#c9bfe8}.skip{background:#fff;color:#777}"
+	".interrupted{background:#fff;color:#777;font-style:italic}"
 	".fail{outline:2px solid #c00;font-weight:bold}"
 	"span.k{padding:1px 4px}"
 	"tr.mismatch td{background:#fde0e0}";

@@ -17,7 +17,7 @@ static const char *const data_names[FB_DATA__COUNT] = {
 	"intact", "lost", "changed", "not-checked",
 };
 static const char *const verdict_names[FB_VERDICT__COUNT] = {
-	"pass", "fail", "infra", "skip",
+	"pass", "fail", "infra", "skip", "interrupted",
 };
 
 static const char *const attrib_names[FB_ATTRIB__COUNT] = {

@@ -105,6 +105,8 @@ enum fb_verdict {
 	FB_VERDICT_FAIL,	/* outcome differs from the expectation */
 	FB_VERDICT_INFRA,	/* QEMU, nbdkit or flipbed failed: no kernel outcome */
 	FB_VERDICT_SKIP,	/* a requirement is not met */
+	FB_VERDICT_INTERRUPTED,	/* a signal (Ctrl-C) cut the case short: no outcome,
+				   and a resumed campaign runs it again */
 	FB_VERDICT__COUNT
 };
 

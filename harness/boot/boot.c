@@ -22,7 +22,6 @@
 #include "boot/vm.h"
 #include "util.h"
 
-#define MAX_STEPS 1024
 #define MAX_RULES 64
 #define FB_BOOT_MAX_CPUS 4	/* --cpus: more vCPUs than host cores only slow each other */
 #define TAIL_LINES 80
@@ -35,9 +34,9 @@ struct boot {
 	const char *variant, *image, *faultlog, *source, *writelog;
 	double timeout;
 	int console, cpus;
-	const char *steps[MAX_STEPS];
-	struct step parsed[MAX_STEPS];
-	char result[MAX_STEPS][24];	/* "ok", an errno name, or "" (none yet) */
+	const char *steps[STEP_MAX_STEPS];
+	struct step parsed[STEP_MAX_STEPS];
+	char result[STEP_MAX_STEPS][24];	/* "ok", an errno name, or "" (none yet) */
 	int nsteps;
 	const char *rules[MAX_RULES];
 	int nrules;
@@ -127,9 +126,9 @@ static int parse_args(struct boot *b, int argc, char **argv)
 		}
 		case 'h': help(); exit(EXIT_MET);
 		case 's':
-			if (b->nsteps == MAX_STEPS)
+			if (b->nsteps == STEP_MAX_STEPS)
 				return fb_bad_input("flipbed boot", "more than %d --step options",
-						    MAX_STEPS);
+						    STEP_MAX_STEPS);
 			b->steps[b->nsteps++] = optarg;
 			break;
 		case 't':

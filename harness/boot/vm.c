@@ -37,6 +37,7 @@ struct run {
 	char mem[16], smp[16], disk[PATH_MAX + 128], src[PATH_MAX + 128], chan[PATH_MAX + 64];	/* QEMU arguments */
 	char (*bdisk)[PATH_MAX + 160];	/* a batch's -blockdev and -device arguments */
 	double deadline;	/* since start: the current case's end */
+	double agent_at;	/* since start: the agent's last line, 0 before its first */
 	int done;
 };
 
@@ -134,6 +135,7 @@ static void on_agent_line(struct run *x, char *line)
 {
 	struct fb_vm_result *r = x->r;
 
+	x->agent_at = since(&x->start);
 	if (x->h->agent)
 		x->h->agent(x->h->ctx, line);
 	if (!strcmp(line, "ready")) {
@@ -445,10 +447,16 @@ static void loop(struct run *x)
 		double left = x->deadline - since(&x->start);
 
 		if (left <= 0) {
-			char t[32];
+			char t[128];
 
-			snprintf(t, sizeof(t), "%g", x->c->timeout);
-			stop(x, FB_VM_END_TIMEOUT, "no end within the timeout of %s s", t);
+			/* how long the guest was silent: the classifier's hang evidence */
+			snprintf(t, sizeof(t), "no end within the timeout of %g s; ", x->c->timeout);
+			if (x->agent_at > 0)
+				snprintf(t + strlen(t), sizeof(t) - strlen(t),
+					 "the agent's last line %.1f s before", since(&x->start) - x->agent_at);
+			else
+				snprintf(t + strlen(t), sizeof(t) - strlen(t), "no line from the agent");
+			stop(x, FB_VM_END_TIMEOUT, "%s", t);
 			break;
 		}
 		if (poll(p, 3, (int)(left * 1000) + 1) < 0 && errno != EINTR)

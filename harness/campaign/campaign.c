@@ -325,8 +325,9 @@ int fb_campaign_execute(char *const files[], int n, const char *kernel,
 
 /*
  * A resumed campaign runs again the cases an interrupt cut short: their
- * records (infra "interrupted by …") leave cases.jsonl first, so no case
- * is recorded twice.
+ * records (verdict "interrupted"; infra "interrupted by …" from a flipbed
+ * that had no such verdict) leave cases.jsonl first, so no case is
+ * recorded twice.
  */
 static int drop_interrupted(const char *jsonl)
 {
@@ -346,7 +347,10 @@ static int drop_interrupted(const char *jsonl)
 	while (getline(&line, &cap, in) > 0) {
 		json_t *rec = json_loads(line, 0, NULL);
 		const char *why = json_string_value(json_object_get(json_object_get(rec, "outcome"), "infra"));
-		if (why && strstr(why, "interrupted by"))
+		const char *v = json_string_value(json_object_get(rec, "verdict"));
+
+		if (v && (fb_verdict_parse(v) == FB_VERDICT_INTERRUPTED ||
+			  (fb_verdict_parse(v) == FB_VERDICT_INFRA && why && strstr(why, "interrupted by"))))
 			dropped++;
 		else
 			fputs(line, out);

@@ -18,6 +18,7 @@
  * reaction, the most severe present (outcome.h's order):
  *   kasan, oops, panic, hang   kernel reports (klog.c); after an oops with
  *                   panic_on_oops the oops wins; "H exit timeout" is a hang
+ *                   when the guest had gone silent (see slow below)
  *   mount-refused   the first "mount" step ended in err
  *   shutdown        the LAST write probe (FB_PROBE_MARK, probe.h) ended
  *                   "err EIO" and the LAST read probe (FB_PROBE_READ_MARK)
@@ -36,7 +37,16 @@
  *
  * infra: "H exit qemu-error ..." or "H exit nbdkit-error ..." (the rest of
  * that line), or no "A ready" and no panic, oops or KASAN report (the guest
- * never came up, and no kernel crash explains it).
+ * never came up, and no kernel crash explains it), or a slow step.
+ *
+ * slow: a timeout is no verdict of the kernel's by itself. The agent beats
+ * ("A beat N") each second step N runs, and the host's timeout line says
+ * how long before it the agent's last line came ("H exit timeout ...; the
+ * agent's last line S s before"). With S at most SILENCE_MAX and no kernel
+ * hang report (hung task, lockup, RCU stall), the kernel kept answering
+ * to the end: the step was slow (a walk of a huge file), and the case is
+ * infra, not a hang. A longer silence, or a timeout line that says
+ * nothing of it, is a hang.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -251,7 +261,11 @@ struct findings {
 	char eio_line[256];	/* first step that ended "err EIO" */
 	char exit_kind[32];	/* "H exit KIND" */
 	char exit_detail[200];
+	int beat;		/* the step of the last "A beat N", 0: none */
 };
+
+/* Seconds of silence before a timeout that still count as the guest answering: beats are 1 s apart. */
+#define SILENCE_MAX 5.0
 
 static void copy_line(char *dst, size_t size, const char *src, size_t len)
 {
@@ -344,6 +358,8 @@ static void scan(const char *t, size_t len, struct findings *f, struct kline *k)
 			see_step(f, line, n, &s);
 		else if (starts(line, n, "H exit "))
 			see_exit(f, line, n);
+		else if (starts(line, n, "A beat "))
+			f->beat = atoi(line + 7);
 	}
 }
 
@@ -374,15 +390,34 @@ static enum fb_detect decide_detect(const struct findings *f, char *detail,
 	return FB_DETECT_NONE;
 }
 
+/*
+ * A timeout while the guest kept answering: the agent's last line came at
+ * most SILENCE_MAX s before it (the host's timeout line says), and the
+ * kernel reported no hang of its own.
+ */
+static bool slow_step(const struct findings *f, double *silence)
+{
+	const char *p = strstr(f->exit_detail, "the agent's last line ");
+	char *end;
+
+	if (strcmp(f->exit_kind, "timeout") || (f->reactions & FB_KLOG_HANG) || !p)
+		return false;
+	*silence = strtod(p + strlen("the agent's last line "), &end);
+	return end != p + strlen("the agent's last line ") && *silence <= SILENCE_MAX;
+}
+
 static enum fb_reaction decide_reaction(const struct findings *f)
 {
+	double silence;
+
 	if (f->reactions & FB_KLOG_KASAN)
 		return FB_REACT_KASAN;
 	if (f->reactions & FB_KLOG_OOPS)
 		return FB_REACT_OOPS;
 	if (f->reactions & FB_KLOG_PANIC)
 		return FB_REACT_PANIC;
-	if ((f->reactions & FB_KLOG_HANG) || !strcmp(f->exit_kind, "timeout"))
+	if ((f->reactions & FB_KLOG_HANG) ||
+	    (!strcmp(f->exit_kind, "timeout") && !slow_step(f, &silence)))
 		return FB_REACT_HANG;
 	if (f->mount < 0)
 		return FB_REACT_MOUNT_REFUSED;
@@ -399,15 +434,26 @@ static enum fb_reaction decide_reaction(const struct findings *f)
 
 static void decide_infra(const struct findings *f, char *infra, size_t size)
 {
+	double silence;
+
 	infra[0] = '\0';
-	if (!strcmp(f->exit_kind, "qemu-error") ||
-	    !strcmp(f->exit_kind, "nbdkit-error"))
+	if (slow_step(f, &silence)) {
+		char step[32] = "a step";
+
+		if (f->beat)
+			snprintf(step, sizeof(step), "step %d", f->beat);
+		snprintf(infra, size,
+			 "slow step: %s ran past the timeout while the kernel kept answering (the agent's last line %.1f s before it, no hang report)",
+			 step, silence);
+	} else if (!strcmp(f->exit_kind, "qemu-error") ||
+		   !strcmp(f->exit_kind, "nbdkit-error")) {
 		snprintf(infra, size, "%s%s%s", f->exit_kind,
 			 f->exit_detail[0] ? " " : "", f->exit_detail);
-	else if (!f->ready && !(f->reactions & (FB_KLOG_PANIC | FB_KLOG_OOPS | FB_KLOG_KASAN)))
+	} else if (!f->ready && !(f->reactions & (FB_KLOG_PANIC | FB_KLOG_OOPS | FB_KLOG_KASAN))) {
 		snprintf(infra, size,
 			 "the guest never came up: no 'ready' from the agent, no kernel crash (exit: %s)",
 			 f->exit_kind[0] ? f->exit_kind : "none logged");
+	}
 }
 
 int fb_classify(const char *transcript, size_t len, struct fb_outcome *ret)

@@ -100,6 +100,11 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 			}
 			break;
 		case 'o':
+			/* "" is no directory: the paths made from it would start at / */
+			if (!*optarg) {
+				fprintf(stderr, "flipbed image: --out '': empty; give a directory\n");
+				return -1;
+			}
 			a->out = optarg;
 			break;
 		case 'K':
@@ -121,7 +126,7 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 	return 0;
 }
 
-/* The [workload] lines for --workload. */
+/* The [workload] lines for --workload; each step must fit a scenario line. */
 static int write_workload(FILE *f, const char *w)
 {
 	if (!strcmp(w, "walk")) {
@@ -136,6 +141,12 @@ static int write_workload(FILE *f, const char *w)
 	int n = 0;
 	for (char *s = strtok_r(copy, ";", &save); s; s = strtok_r(NULL, ";", &save)) {
 		s += strspn(s, " ");
+		if (strlen("step = ") + strlen(s) > FB_SCENARIO_MAX_LINE) {
+			fprintf(stderr, "flipbed image: --workload: a step of %zu characters; a step holds at most %zu (it begins '%.40s')\n",
+				strlen(s), FB_SCENARIO_MAX_LINE - strlen("step = "), s);
+			free(copy);
+			return -1;
+		}
 		if (*s) {
 			fprintf(f, "step = %s\n", s);
 			n++;
@@ -180,9 +191,35 @@ static int write_expect(FILE *f, const char *spec)
 	return rc;
 }
 
-static int write_scenario(const struct image_args *a, const char *abs, const char *file)
+/*
+ * Where the scenario finds the image: its absolute path, or, when that is
+ * longer than a scenario line holds, LINK (beside the scenario file), a
+ * symbolic link to it. 0 with the path in RET, or -1 after saying why.
+ */
+static int image_line(const char *abs, const char *link, char *ret, size_t len)
 {
-	char base[PATH_MAX];
+	size_t max = FB_SCENARIO_MAX_LINE - strlen("image = ");
+
+	if (strlen(abs) <= max) {
+		snprintf(ret, len, "%s", abs);
+		return 0;
+	}
+	if (strlen(link) > max) {
+		fprintf(stderr, "flipbed image: the run directory's path is too long for a scenario line (%zu characters, at most %zu with scenarios/image/NAME.img); give a shorter --out\n",
+			strlen(link), max);
+		return -1;
+	}
+	if (symlink(abs, link)) {
+		fprintf(stderr, "flipbed image: cannot link %s to the image: %s\n", link, strerror(errno));
+		return -1;
+	}
+	snprintf(ret, len, "%s", link);
+	return 0;
+}
+
+static int write_scenario(const struct image_args *a, const char *name, const char *image,
+			  const char *file)
+{
 	FILE *f = fopen(file, "w");
 	int rc = 0;
 
@@ -190,12 +227,14 @@ static int write_scenario(const struct image_args *a, const char *abs, const cha
 		fprintf(stderr, "flipbed image: cannot write %s: %s\n", file, strerror(errno));
 		return -1;
 	}
-	snprintf(base, sizeof(base), "%s", abs);
-	fprintf(f, "# Written by flipbed image for %s: the image as it is, no fault.\n"
+	/* no line longer than a scenario's: the path and the workload may be long */
+	fprintf(f, "# Written by flipbed image: the image as it is, no fault.\n"
 		"# The runner copies it; the original is never written.\n"
-		"[scenario]\nshows = The image %s, as given, under the workload '%s'.\n"
+		"[scenario]\nshows = The image %s, as given, under the workload %s.\n"
 		"groups = image\ntimeout = %u\n\n[mkfs]\nimage = %s\n\n[target]\ntype = none\n\n"
-		"[workload]\n", abs, basename(base), a->workload, a->timeout, abs);
+		"[workload]\n", name,
+		!strcmp(a->workload, "walk") || !strcmp(a->workload, "mount-only") ?
+		a->workload : "of --workload", a->timeout, image);
 	rc |= write_workload(f, a->workload);
 	fputs("\n[expect]\n", f);
 	rc |= write_expect(f, a->expect);
@@ -204,11 +243,53 @@ static int write_scenario(const struct image_args *a, const char *abs, const cha
 	return rc;
 }
 
+/*
+ * The case's name: the image's file name without its extension, '@', ':'
+ * and ' ' made '_', at most CASE_NAME_MAX bytes (cut between UTF-8
+ * characters): it names the scenario file, the case and its directory.
+ */
+#define CASE_NAME_MAX 64
+static void case_name(const char *abs, char *name, size_t len)
+{
+	char base[PATH_MAX], *dot;
+	size_t n;
+
+	snprintf(base, sizeof(base), "%s", abs);
+	snprintf(name, len, "%s", basename(base));
+	if ((dot = strrchr(name, '.')) && dot != name)
+		*dot = '\0';
+	n = strlen(name);
+	if (n > CASE_NAME_MAX) {
+		n = CASE_NAME_MAX;
+		while (n && ((unsigned char)name[n] & 0xc0) == 0x80)
+			n--;
+		name[n] = '\0';
+	}
+	for (char *p = name; *p; p++)
+		if (*p == '@' || *p == ':' || *p == ' ')
+			*p = '_';
+}
+
+/* Bad input leaves nothing behind: the files made here, and the directories when empty. */
+static void remove_made(const char *out, const char *file, const char *link)
+{
+	char dir[PATH_MAX + 32];
+
+	unlink(file);
+	unlink(link);
+	snprintf(dir, sizeof(dir), "%s/scenarios/image", out);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/scenarios", out);
+	rmdir(dir);
+	rmdir(out);
+}
+
 int cmd_image(int argc, char **argv)
 {
 	struct image_args a = { 0 };
-	char abs[PATH_MAX], out[PATH_MAX], sdir[PATH_MAX + 32], file[PATH_MAX * 2], name[256], *dot;
-	char why[256];
+	char abs[PATH_MAX], out[PATH_MAX], sdir[PATH_MAX + 32], file[PATH_MAX * 2];
+	char link[PATH_MAX * 2], image[PATH_MAX * 2], name[256], why[256];
+	int rc;
 
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_BADINPUT;
@@ -242,16 +323,18 @@ int cmd_image(int argc, char **argv)
 		fprintf(stderr, "flipbed image: cannot create %s: %s\n", sdir, strerror(errno));
 		return EXIT_INFRA;
 	}
-	snprintf(name, sizeof(name), "%s", basename(abs));
-	if ((dot = strrchr(name, '.')) && dot != name)
-		*dot = '\0';
-	for (char *p = name; *p; p++)
-		if (*p == '@' || *p == ':' || *p == ' ')
-			*p = '_';
+	case_name(abs, name, sizeof(name));
 	snprintf(file, sizeof(file), "%s/%s.scn", sdir, name);
-	if (write_scenario(&a, abs, file))
+	snprintf(link, sizeof(link), "%s/%s.img", sdir, name);
+	if (image_line(abs, link, image, sizeof(image)) ||
+	    write_scenario(&a, name, image, file)) {
+		remove_made(out, file, link);
 		return EXIT_BADINPUT;
+	}
 	fprintf(stderr, "flipbed image: %s\n", file);
 	char *files[] = { file };
-	return fb_campaign_execute(files, 1, a.kernel, out, fb_default_jobs(), a.keep, false, "image", argc, argv);
+	rc = fb_campaign_execute(files, 1, a.kernel, out, fb_default_jobs(), a.keep, false, "image", argc, argv);
+	if (rc == EXIT_BADINPUT)
+		remove_made(out, file, link);
+	return rc;
 }

@@ -312,6 +312,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			a->failed = true;
 			break;
 		case 'o':
+			/* "" is no directory: the paths made from it would start at / */
+			if (!*optarg) {
+				fprintf(stderr, "flipbed %s: --out '': empty; give a directory\n", argv[0]);
+				return -1;
+			}
 			a->out = optarg;
 			break;
 		case 'K':
@@ -341,7 +346,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
-/* --failed: keep the cases that failed or were infra in results/runs/latest. */
+/*
+ * --failed: keep the cases that failed or were infra in results/runs/latest;
+ * not those a signal cut short (interrupted) or that never started (no
+ * record): nothing is known against them.
+ */
 static int keep_failed(struct fb_case_specs *cases)
 {
 	struct fb_run last;

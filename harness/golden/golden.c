@@ -28,28 +28,16 @@
 
 /*
  * Run ARGV with its output appended to LOG; return its exit status, or -1
- * when it could not run or died by a signal.
+ * when it could not run, died by a signal or flipbed was interrupted (the
+ * tool is killed at once then: a Ctrl-C does not wait for mkfs or e2fsck).
+ * A tool still running after TOOL_SECONDS on a fresh image is stuck.
  */
+#define TOOL_SECONDS 3600
 static int run_logged(const char *log, char *const argv[])
 {
-	struct fb_proc p;
-	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	int rc;
+	int rc = fb_proc_run_logged(argv, NULL, log, TOOL_SECONDS, 0);
 
-	if (fd < 0)
-		return -1;
-	dprintf(fd, "$");
-	for (int i = 0; argv[i]; i++)
-		dprintf(fd, " %s", argv[i]);
-	dprintf(fd, "\n");
-	rc = fb_proc_spawn(&p, argv[0], argv, -1, fd, fd);
-	close(fd);
-	if (rc < 0)
-		return -1;
-	fb_proc_reap(&p, 1);
-	if (!WIFEXITED(p.status))
-		return -1;
-	return WEXITSTATUS(p.status);
+	return rc < 0 ? -1 : rc;
 }
 
 /* Write BYTES of PATH's pattern (PATH as the guest sees it) to TREE/PATH. */
@@ -69,7 +57,7 @@ static int write_pattern(const char *tree, const char *path, long long bytes,
 	fd = open(full, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return -1;
-	for (long long off = 0; off < bytes; off += sizeof(buf)) {
+	for (long long off = 0; off < bytes && !fb_proc_interrupted(); off += sizeof(buf)) {
 		size_t n = bytes - off < (long long)sizeof(buf) ? (size_t)(bytes - off) : sizeof(buf);
 		/* sparse files: data in every other 4 KiB block, holes between */
 		if (sparse && (off / sizeof(buf)) % 2)
@@ -93,7 +81,7 @@ static int populate_tree(const struct fb_scenario *s, const char *tree)
 
 	if (fb_mkdirs(tree))
 		return -1;
-	for (int i = 0; i < s->npop; i++) {
+	for (int i = 0; i < s->npop && !fb_proc_interrupted(); i++) {
 		const struct fb_populate *p = &s->pop[i];
 		switch (p->kind) {
 		case FB_POP_FILE:
@@ -106,7 +94,7 @@ static int populate_tree(const struct fb_scenario *s, const char *tree)
 				return -1;
 			break;
 		case FB_POP_FILES:
-			for (long long k = 0; k < p->count; k++) {
+			for (long long k = 0; k < p->count && !fb_proc_interrupted(); k++) {
 				snprintf(path, sizeof(path), "%s/f%06lld", p->path, k);
 				if (write_pattern(tree, path, p->bytes, false))
 					return -1;
@@ -240,6 +228,9 @@ static int fail(const struct fb_golden *g, const char *fmt, ...)
 {
 	va_list ap;
 
+	/* a step cut short by Ctrl-C did not fail: fb_golden_get says what was cut */
+	if (fb_proc_interrupted())
+		return -1;
 	fprintf(stderr, "flipbed: golden image %s: ", g->key);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -274,7 +265,7 @@ static int build(const struct fb_scenario *s, struct fb_golden *g, const char *t
 	snprintf(log, sizeof(log), "%s/build.log", tmp);
 	if (s->image)
 		return build_from_image(s, g, tmp, img, log);
-	if (populate_tree(s, tree))
+	if (populate_tree(s, tree) || fb_proc_interrupted())
 		return fail(g, "cannot write the staging tree %s: %s", tree, strerror(errno));
 	/* A UUID and hash seed from the recipe: the same recipe, the same image layout. */
 	snprintf(uuid, sizeof(uuid), "%.8s-%.4s-4%.3s-8%.3s-%.12s", g->key, g->key + 8,
@@ -380,10 +371,12 @@ int fb_golden_get(const struct fb_scenario *s, const char *cachedir,
 		fputs(text, r);
 		fclose(r);
 	}
-	if (build(s, g, tmp)) {
+	if (build(s, g, tmp) || fb_proc_interrupted()) {
 		/* kept for its build.log, unless the build was cut short by a signal */
 		if (fb_proc_interrupted()) {
 			fb_remove_tree(tmp);
+			fprintf(stderr, "flipbed: interrupted (%s) while building golden image %s for %s: its partial build %s is removed, nothing is cached\n",
+				strsignal(fb_proc_interrupted()), g->key, s->file, tmp);
 			return -1;
 		}
 		snprintf(g->dir, sizeof(g->dir), "%s", tmp);

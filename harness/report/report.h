@@ -56,6 +56,7 @@ struct fb_run {
  * order a cell uses to pick the case it shows).
  */
 enum fb_class {
+	FB_CLASS_INTERRUPTED,	/* cut short by a signal: no outcome */
 	FB_CLASS_SKIP,
 	FB_CLASS_INFRA,
 	FB_CLASS_SAFE,		/* remount-ro, mount-refused, recovered */
@@ -74,6 +75,14 @@ void fb_run_free(struct fb_run *run);
 
 /* The run's exit status: 1 if any case failed, else 3 if any is infra, else 0. */
 int fb_run_status(const struct fb_run *run);
+
+/*
+ * Whether the run was cut short: run.json says "interrupted", or a case
+ * is. If so, BUF says how much of it ran: "interrupted: R of P planned
+ * cases ran; C cut short, N never started" (P from run.json's
+ * cases_planned; without it, what the records hold).
+ */
+bool fb_run_interrupted(const struct fb_run *run, char *buf, size_t len);
 
 enum fb_class fb_case_class(const struct fb_case *c);
 const char *fb_class_name(enum fb_class k);

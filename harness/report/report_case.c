@@ -6,7 +6,7 @@
 #include "report/report_int.h"
 
 static const char *const class_names[FB_CLASS__COUNT] = {
-	"skip", "infra", "safe", "silent", "weak", "unsafe",
+	"interrupted", "skip", "infra", "safe", "silent", "weak", "unsafe",
 };
 
 const char *fb_class_name(enum fb_class k)
@@ -36,6 +36,8 @@ bool fb_case_silent_change(const struct fb_case *c)
 
 enum fb_class fb_case_class(const struct fb_case *c)
 {
+	if (c->verdict == FB_VERDICT_INTERRUPTED)
+		return FB_CLASS_INTERRUPTED;
 	if (c->verdict == FB_VERDICT_SKIP)
 		return FB_CLASS_SKIP;
 	if (c->verdict == FB_VERDICT_INFRA || !c->has_outcome)
@@ -133,7 +135,8 @@ static size_t join(json_t *a, char *buf, size_t len)
 
 /*
  * infra: outcome.infra; skip: the unmet requirement in mismatch (outcome.infra
- * as a fallback); fail: the mismatches. Empty for a pass.
+ * as a fallback); interrupted: what the signal cut short, in outcome.infra;
+ * fail: the mismatches. Empty for a pass.
  */
 const char *fb_case_reason(const struct fb_case *c, char *buf, size_t len)
 {

@@ -98,6 +98,7 @@ static void print_legend(FILE *out)
 				    "silently changed",
 		[FB_CLASS_INFRA] = "infra: no kernel outcome",
 		[FB_CLASS_SKIP] = "skip: requirement not met",
+		[FB_CLASS_INTERRUPTED] = "interrupted: cut short by a signal",
 	};
 
 	fputs("<p>", out);
@@ -117,10 +118,10 @@ static void print_totals(const struct fb_run *run, FILE *out)
 
 	fb_run_totals(run, t);
 	fprintf(out, "<h2>Totals</h2>\n<table><tr><th>pass</th><th>fail</th>"
-		"<th>infra</th><th>skip</th><th>total</th></tr>\n<tr><td>%zu"
-		"</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td></tr>\n"
-		"</table>\n", t[FB_VERDICT_PASS], t[FB_VERDICT_FAIL],
-		t[FB_VERDICT_INFRA], t[FB_VERDICT_SKIP], run->n);
+		"<th>infra</th><th>skip</th><th>interrupted</th><th>total</th></tr>\n"
+		"<tr><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td>"
+		"<td>%zu</td></tr>\n</table>\n", t[FB_VERDICT_PASS], t[FB_VERDICT_FAIL],
+		t[FB_VERDICT_INFRA], t[FB_VERDICT_SKIP], t[FB_VERDICT_INTERRUPTED], run->n);
 }
 
 static void print_list(const struct fb_run *run, enum fb_verdict v,
@@ -141,7 +142,7 @@ static void print_list(const struct fb_run *run, enum fb_verdict v,
 		fputs("<li>", out);
 		fb_html_case_link(out, c, "", c->name);
 		fb_xml_puts(out, fb_case_reason(c, why, sizeof(why)));
-		if (repro && v != FB_VERDICT_SKIP) {
+		if (repro && v != FB_VERDICT_SKIP && v != FB_VERDICT_INTERRUPTED) {
 			fputs("<br><code>", out);
 			fb_xml_puts(out, repro);
 			fputs("</code>", out);
@@ -155,7 +156,7 @@ static void print_list(const struct fb_run *run, enum fb_verdict v,
 static int write_index(const struct fb_run *run, const struct fb_table *t)
 {
 	char *path = fb_path(run->dir, NULL, "index.html");
-	char title[256];
+	char title[256], what[160];
 	FILE *out = path ? fb_out_open(path) : NULL;
 	int ret;
 
@@ -166,12 +167,18 @@ static int write_index(const struct fb_run *run, const struct fb_table *t)
 	snprintf(title, sizeof(title), "flipbed run %s", fb_run_id(run));
 	fb_html_head(out, title);
 	print_meta(run, out);
+	if (fb_run_interrupted(run, what, sizeof(what))) {
+		fputs("<p><strong>This run was ", out);
+		fb_xml_puts(out, what);
+		fputs(".</strong> The tables and totals below are of a partial run.</p>\n", out);
+	}
 	print_table(run, t, out);
 	print_legend(out);
 	print_totals(run, out);
 	print_list(run, FB_VERDICT_FAIL, "Failures", out);
 	print_list(run, FB_VERDICT_INFRA, "Infra errors", out);
 	print_list(run, FB_VERDICT_SKIP, "Skipped", out);
+	print_list(run, FB_VERDICT_INTERRUPTED, "Interrupted", out);
 	fb_html_tail(out);
 	ret = fb_out_close(out, path);
 	free(path);

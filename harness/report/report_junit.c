@@ -2,7 +2,8 @@
 /*
  * junit.xml for CI systems: one testsuite per scenario folder, one testcase
  * per case; a failure carries the mismatches and the repro command, infra is
- * an error, skip is skipped. Failed and infra cases carry the kernel
+ * an error, skip and interrupted are skipped (with what cut it short), and
+ * the name of an interrupted run says so, with how much of it ran. Failed and infra cases carry the kernel
  * messages that matter as system-out, so the CI page alone says what broke.
  */
 #include <jansson.h>
@@ -31,7 +32,7 @@ static void count(const struct fb_run *run, const char *suite, struct counts *k)
 		k->tests++;
 		k->fail += c->verdict == FB_VERDICT_FAIL;
 		k->infra += c->verdict == FB_VERDICT_INFRA;
-		k->skip += c->verdict == FB_VERDICT_SKIP;
+		k->skip += c->verdict == FB_VERDICT_SKIP || c->verdict == FB_VERDICT_INTERRUPTED;
 		k->time += case_time(c);
 	}
 }
@@ -71,7 +72,7 @@ static void print_result(const struct fb_run *run, const struct fb_case *c,
 	char why[1024];
 
 	fb_case_reason(c, why, sizeof(why));
-	if (c->verdict == FB_VERDICT_SKIP) {
+	if (c->verdict == FB_VERDICT_SKIP || c->verdict == FB_VERDICT_INTERRUPTED) {
 		fputs("      <skipped message=\"", out);
 		fb_xml_puts(out, why);
 		fputs("\"/>\n", out);
@@ -115,6 +116,7 @@ static int suite_cmp(const void *a, const void *b)
 int fb_report_junit(const struct fb_run *run, FILE *out)
 {
 	const char **suites = xcalloc(run->n + 1, sizeof(*suites));
+	char what[160];
 	size_t ns = 0;
 	struct counts k;
 
@@ -123,6 +125,11 @@ int fb_report_junit(const struct fb_run *run, FILE *out)
 	qsort(suites, ns, sizeof(*suites), suite_cmp);
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"flipbed ", out);
 	fb_xml_puts(out, fb_run_id(run));
+	if (fb_run_interrupted(run, what, sizeof(what))) {
+		fputs(" (", out);
+		fb_xml_puts(out, what);
+		fputc(')', out);
+	}
 	fputc('"', out);
 	count(run, NULL, &k);
 	print_counts(out, &k);

@@ -78,6 +78,9 @@ static int load_outcome(struct fb_case *c)
 {
 	int d, r, f, a;
 
+	/* what a case cut short had found is no kernel outcome */
+	if (c->verdict == FB_VERDICT_INTERRUPTED)
+		return 0;
 	if (!json_object_get(c->rec, "outcome") &&
 	    (c->verdict == FB_VERDICT_INFRA || c->verdict == FB_VERDICT_SKIP))
 		return 0;
@@ -172,7 +175,7 @@ static int load_case(struct fb_case *c, const char *text)
 		     "with a non-empty string \"case\"");
 		return -1;
 	}
-	if (get_enum(c, "verdict", fb_verdict_parse, "pass, fail, infra, skip",
+	if (get_enum(c, "verdict", fb_verdict_parse, "pass, fail, infra, skip, interrupted",
 		     &v))
 		return -1;
 	c->verdict = v;
@@ -383,4 +386,21 @@ void fb_run_totals(const struct fb_run *run, size_t totals[FB_VERDICT__COUNT])
 	memset(totals, 0, FB_VERDICT__COUNT * sizeof(*totals));
 	for (size_t i = 0; i < run->n; i++)
 		totals[run->cases[i].verdict]++;
+}
+
+bool fb_run_interrupted(const struct fb_run *run, char *buf, size_t len)
+{
+	json_t *planned = json_object_get(run->info, "cases_planned");
+	size_t t[FB_VERDICT__COUNT], cut, ran, all;
+
+	fb_run_totals(run, t);
+	cut = t[FB_VERDICT_INTERRUPTED];
+	if (!cut && !json_is_true(json_object_get(run->info, "interrupted")))
+		return false;
+	ran = run->n - cut;
+	all = json_is_integer(planned) && json_integer_value(planned) >= (json_int_t)run->n ?
+	      (size_t)json_integer_value(planned) : run->n;
+	snprintf(buf, len, "interrupted: %zu of %zu planned cases ran; %zu cut short, %zu never "
+		 "started", ran, all, cut, all - run->n);
+	return true;
 }

@@ -53,6 +53,16 @@ static void print_kernels(const struct fb_run *run, FILE *out)
 	fputc('\n', out);
 }
 
+/* A run cut short says so first: its tables and totals are not a whole run's. */
+static void print_interrupted(const struct fb_run *run, FILE *out)
+{
+	char what[160];
+
+	if (fb_run_interrupted(run, what, sizeof(what)))
+		fprintf(out, "**This run was %s.** The tables and totals below are of a "
+			"partial run.\n\n", what);
+}
+
 static void print_header(const struct fb_run *run, FILE *out)
 {
 	static const char *const keys[] = {
@@ -77,6 +87,7 @@ static void print_header(const struct fb_run *run, FILE *out)
 		fputc('\n', out);
 	print_kernels(run, out);
 	fputc('\n', out);
+	print_interrupted(run, out);
 }
 
 /* Markdown table cell text: '|' would end the cell. */
@@ -137,10 +148,10 @@ static void print_totals(const struct fb_run *run, FILE *out)
 	size_t t[FB_VERDICT__COUNT];
 
 	fb_run_totals(run, t);
-	fprintf(out, "\n## Totals\n\n| pass | fail | infra | skip | total |\n"
-		"|---|---|---|---|---|\n| %zu | %zu | %zu | %zu | %zu |\n",
+	fprintf(out, "\n## Totals\n\n| pass | fail | infra | skip | interrupted | total |\n"
+		"|---|---|---|---|---|---|\n| %zu | %zu | %zu | %zu | %zu | %zu |\n",
 		t[FB_VERDICT_PASS], t[FB_VERDICT_FAIL], t[FB_VERDICT_INFRA],
-		t[FB_VERDICT_SKIP], run->n);
+		t[FB_VERDICT_SKIP], t[FB_VERDICT_INTERRUPTED], run->n);
 }
 
 static void print_list(const struct fb_run *run, enum fb_verdict v,
@@ -160,7 +171,7 @@ static void print_list(const struct fb_run *run, enum fb_verdict v,
 		any = true;
 		fprintf(out, "- `%s`: %s\n", c->name,
 			fb_case_reason(c, why, sizeof(why)));
-		if (repro && v != FB_VERDICT_SKIP)
+		if (repro && v != FB_VERDICT_SKIP && v != FB_VERDICT_INTERRUPTED)
 			fprintf(out, "  `%s`\n", repro);
 	}
 }
@@ -187,6 +198,7 @@ int fb_report_summary(const struct fb_run *run, FILE *out)
 		print_list(run, FB_VERDICT_FAIL, "Failures", out);
 		print_list(run, FB_VERDICT_INFRA, "Infra errors", out);
 		print_list(run, FB_VERDICT_SKIP, "Skipped", out);
+		print_list(run, FB_VERDICT_INTERRUPTED, "Interrupted", out);
 		print_fserror(run, out);
 	}
 	fb_table_free(&t);

@@ -262,13 +262,19 @@ static int check_shards(const struct fb_run *runs, int n)
 	}
 	for (int i = 0; i < n; i++) {
 		json_t *planned = info_get(&runs[i], "cases_planned");
+		size_t t[FB_VERDICT__COUNT], ran;
 
-		if (!json_is_integer(planned) || runs[i].n >= (size_t)json_integer_value(planned))
+		/* a case cut short did not run */
+		fb_run_totals(&runs[i], t);
+		ran = runs[i].n - t[FB_VERDICT_INTERRUPTED];
+		if (!t[FB_VERDICT_INTERRUPTED] &&
+		    (!json_is_integer(planned) || ran >= (size_t)json_integer_value(planned)))
 			continue;
 		shard_of(&runs[i], &k, &nn);
 		fprintf(stderr, "flipbed: shard %d/%d in %s holds %zu of its %lld cases (%s); run "
 			"that shard again with --out %s: its earlier run is replaced\n", k, nn,
-			runs[i].dir, runs[i].n, (long long)json_integer_value(planned),
+			runs[i].dir, ran, json_is_integer(planned) ?
+			(long long)json_integer_value(planned) : (long long)runs[i].n,
 			json_is_true(info_get(&runs[i], "interrupted")) ? "it was interrupted" :
 			json_is_string(info_get(&runs[i], "finished")) ? "cases are missing" :
 			"it never finished", runs[i].dir);

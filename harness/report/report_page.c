@@ -120,9 +120,10 @@ static void section_outcome(const struct page *p)
 		want = fb_case_str(c, buf);
 		snprintf(buf, sizeof(buf), "outcome.%s", fields[i]);
 		got = fb_case_str(c, buf);
+		/* a case cut short has no outcome to miss its expectation */
 		fprintf(p->out, "<tr%s><th>%s</th><td>",
-			fb_expect_match(want, got) ? "" : " class=\"mismatch\"",
-			fields[i]);
+			fb_expect_match(want, got) || c->verdict == FB_VERDICT_INTERRUPTED ?
+			"" : " class=\"mismatch\"", fields[i]);
 		fb_xml_puts(p->out, want ? want : "any");
 		fputs("</td><td>", p->out);
 		fb_xml_puts(p->out, got ? got : "-");
@@ -139,7 +140,8 @@ static void section_outcome(const struct page *p)
 		fputs("</code></p>\n", p->out);
 	}
 	if (fb_case_str(c, "outcome.infra") && *fb_case_str(c, "outcome.infra")) {
-		fputs("<p>infra: ", p->out);
+		fprintf(p->out, "<p>%s: ", c->verdict == FB_VERDICT_INTERRUPTED ? "cut short" :
+			"infra");
 		fb_xml_puts(p->out, fb_case_str(c, "outcome.infra"));
 		fputs("</p>\n", p->out);
 	}

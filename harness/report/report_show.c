@@ -121,14 +121,17 @@ static void show_outcome(const struct fb_case *c, FILE *out)
 		want = fb_case_str(c, key);
 		snprintf(key, sizeof(key), "outcome.%s", fields[i]);
 		got = fb_case_str(c, key);
+		/* a case cut short has no outcome to miss its expectation */
 		fprintf(out, "  %-9s got %-15s expected %s%s\n", fields[i],
 			got ? got : "-", want ? want : "any",
-			fb_expect_match(want, got) ? "" : "  MISMATCH");
+			fb_expect_match(want, got) || c->verdict == FB_VERDICT_INTERRUPTED ?
+			"" : "  MISMATCH");
 	}
 	if ((s = fb_case_str(c, "outcome.detail")) && *s)
 		fprintf(out, "  decided by: %s\n", s);
 	if ((s = fb_case_str(c, "outcome.infra")) && *s)
-		fprintf(out, "  infra: %s\n", s);
+		fprintf(out, "  %s: %s\n", c->verdict == FB_VERDICT_INTERRUPTED ? "cut short" :
+			"infra", s);
 	show_attrib(c, out);
 	fb_fserror_show(out, c->rec);
 	fb_bioread_show(out, c->rec);

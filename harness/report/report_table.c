@@ -141,11 +141,11 @@ static int severity_cmp(const void *pa, const void *pb)
 	return ia < ib ? -1 : ia > ib;
 }
 
-/* fail > infra > pass > skip: what the reader must look at first. */
+/* fail > infra > pass > skip, interrupted: what the reader must look at first. */
 static int verdict_weight(enum fb_verdict v)
 {
 	static const int w[FB_VERDICT__COUNT] = {
-		[FB_VERDICT_SKIP] = 0, [FB_VERDICT_PASS] = 1,
+		[FB_VERDICT_INTERRUPTED] = 0, [FB_VERDICT_SKIP] = 0, [FB_VERDICT_PASS] = 1,
 		[FB_VERDICT_INFRA] = 2, [FB_VERDICT_FAIL] = 3,
 	};
 	return w[v];

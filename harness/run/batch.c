@@ -515,6 +515,7 @@ static void check_images(struct casectx *x, const struct fb_golden *g, const int
 			continue;
 		while (waitpid(pid[i], &status, 0) < 0 && errno == EINTR)
 			;
+		case_checked(&x[order[i]]);
 		if (check_result(&x[order[i]], path[i]))
 			case_set_infra(&x[order[i]], "the check of the image (e2fsck, data) %s",
 				       WIFSIGNALED(status) ? "was killed by a signal" :
@@ -593,7 +594,7 @@ int fb_batch_run(const struct fb_case_spec *c, const struct fb_golden *g, int n,
 		/* the cases of this boot that it did not use up run again */
 		int keep = 0, left[FB_VM_MAX_DISKS];
 
-		/* (none after an interruption: they are recorded as not started) */
+		/* (none after an interruption: they never start) */
 		for (int i = used; i < take; i++)
 			if (fb_proc_interrupted() || reset_case(&x[order[i]], &g[order[i]]) == 0)
 				left[keep++] = order[i];
@@ -608,9 +609,11 @@ int fb_batch_run(const struct fb_case_spec *c, const struct fb_golden *g, int n,
 			if (x[order[i]].infra[0])
 				case_judge(&x[order[i]], &g[order[i]]);
 	}
-	/* interrupted: the cases that did not run say so */
-	for (int i = 0; i < nready; i++)
-		case_set_infra(&x[ready[i]], "not started: the batch was interrupted");
+	/* interrupted: the cases that never started leave no trace */
+	for (int i = 0; i < nready; i++) {
+		case_forget(&x[ready[i]]);
+		opened[ready[i]] = false;
+	}
 	/*
 	 * A case's total is its own phases (image, its share of the boot,
 	 * workload, fsck), not the batch's time until its record.

@@ -52,9 +52,12 @@ struct casectx {
 	struct fb_bioread br;		/* the guest's reads of those bytes (witness/bioread.h) */
 	json_t *bio_reads;		/* their "bio_reads" record, made once the boot ended */
 	char infra[512];
+	bool infra_own;			/* INFRA was set before any signal came: the case's own */
 	struct fb_expect expect;
 	struct fb_outcome out;
 	enum fb_verdict verdict;
+	bool checked;			/* e2fsck and the data oracle ran on its image */
+	int cut;			/* the signal that had come when they ended, or 0 */
 	json_t *mismatch;
 	json_t *fsck_codes;
 	json_t *fsck_problems;		/* the first -fn run's problem lines */
@@ -95,10 +98,22 @@ const char *case_exit_line(const struct fb_vm_result *r, struct casectx *x);
 /* e2fsck and the data oracle, after nbdkit has stopped. */
 void case_check_image(struct casectx *x, const struct fb_golden *g);
 
+/*
+ * The image's checks have ended (batch.c runs them in a child): note
+ * whether a signal had come by then, which cut them short.
+ */
+void case_checked(struct casectx *x);
+
 /* Classify the transcript and judge the outcome. */
 void case_judge(struct casectx *x, const struct fb_golden *g);
 
 /* Write case.json and free the case's state; 0, or -1 when it could not be written. */
 int case_record(struct casectx *x, const struct fb_golden *g);
+
+/*
+ * A case that never started (a batch interrupted before its boot): no
+ * record, its directory removed, its state freed.
+ */
+void case_forget(struct casectx *x);
 
 #endif

@@ -407,6 +407,25 @@ static json_t *run_info(const struct fb_exec *e)
 }
 
 /*
+ * The directories the COUNT cases from FIRST have from an earlier run (a
+ * resumed campaign runs an interrupted case again): removed before their
+ * worker starts, so that a case.json there is never taken for the new
+ * one, and a directory says the case started.
+ */
+static void forget_cases(const struct fb_case_specs *cases, int first, int count,
+			 const char *outdir)
+{
+	char sub[PATH_MAX], path[PATH_MAX * 2];
+
+	for (int i = first; i < first + count; i++) {
+		fb_case_dirname(cases->v[i].name, sub, sizeof(sub));
+		fb_path_case_dir(outdir, sub, path, sizeof(path));
+		if (fb_remove_tree(path))
+			fprintf(stderr, "flipbed: cannot remove %s: %s\n", path, strerror(errno));
+	}
+}
+
+/*
  * A worker runs one case. Its private directory (nbdkit's and QEMU's
  * sockets) is made here, by mkdtemp under $TMPDIR, and removed by the
  * parent once the worker is reaped, however the worker ended.
@@ -518,36 +537,6 @@ static void append_record(json_t *rec, FILE *jsonl)
 }
 
 /*
- * Append the worker's record to cases.jsonl; write an infra record if it
- * left none. WATCHDOG: the watchdog stopped the case, and says why.
- */
-static enum fb_verdict collect(const struct fb_case_spec *c, const char *outdir,
-			       FILE *jsonl, int status, double *phases, const char *watchdog)
-{
-	char sub[PATH_MAX], path[PATH_MAX * 2];
-	json_t *rec;
-
-	fb_case_dirname(c->name, sub, sizeof(sub));
-	snprintf(path, sizeof(path), "%s/cases/%s/case.json", outdir, sub);
-	rec = json_load_file(path, 0, NULL);
-	if (!rec)
-		rec = infra_record(c, sub, "worker died",
-				   WIFSIGNALED(status) ? "the case worker was killed by a signal" :
-							 "the case worker exited without a record");
-	if (watchdog) {
-		watchdog_record(rec, watchdog);
-		write_case_json(rec, outdir, sub);
-	}
-	for (int i = 0; i < PH__COUNT; i++)
-		phases[i] = json_number_value(json_object_get(json_object_get(rec, "durations"),
-							      phase_names[i]));
-	append_record(rec, jsonl);
-	enum fb_verdict v = fb_verdict_parse(json_string_value(json_object_get(rec, "verdict")));
-	json_decref(rec);
-	return (int)v < 0 ? FB_VERDICT_INFRA : v;
-}
-
-/*
  * --watchdog: when no case has finished for SECONDS, the run stops. The
  * workers get SIGTERM (each stops its QEMU and nbdkit and records its case
  * as interrupted), and SIGKILL WATCHDOG_GRACE seconds later (their QEMU and
@@ -563,6 +552,74 @@ struct watchdog {
 	double fired;		/* when it fired; 0: not */
 	int stopped, unstarted;	/* the cases it recorded as infra */
 };
+
+/*
+ * The record the worker ended with, when it left none: the case was
+ * interrupted if the run was (the signal came before it could record),
+ * else flipbed failed it (infra).
+ */
+static json_t *missing_record(const struct fb_case_spec *c, const char *sub, int status,
+			      const struct watchdog *wd)
+{
+	json_t *rec = infra_record(c, sub, "worker died",
+				   WIFSIGNALED(status) ? "the case worker was killed by a signal" :
+							 "the case worker exited without a record");
+	json_t *out = json_object_get(rec, "outcome");
+
+	if (wd->fired || !fb_proc_interrupted())
+		return rec;
+	json_object_set_new(out, "infra", json_sprintf("interrupted by %s: %s",
+			    strsignal(fb_proc_interrupted()),
+			    json_string_value(json_object_get(out, "infra"))));
+	json_object_set_new(rec, "verdict", json_string(fb_verdict_name(FB_VERDICT_INTERRUPTED)));
+	json_object_set_new(rec, "mismatch", json_array());
+	return rec;
+}
+
+/*
+ * Append the worker's record of case C to cases.jsonl, or one made here
+ * when it left none. A case without a directory never started: an
+ * interrupted run leaves it out (-1 is returned), a stopped one records
+ * it as infra (*UNSTARTED is set). WD->fired: the watchdog stopped the
+ * case, and WHY says so.
+ */
+static int collect(const struct fb_case_spec *c, const char *outdir, FILE *jsonl, int status,
+		   double *phases, const struct watchdog *wd, const char *why, bool *unstarted)
+{
+	char sub[PATH_MAX], path[PATH_MAX * 2], never[160];
+	bool made = false;
+	struct stat st;
+	json_t *rec;
+
+	*unstarted = false;
+	fb_case_dirname(c->name, sub, sizeof(sub));
+	snprintf(path, sizeof(path), "%s/cases/%s", outdir, sub);
+	if (stat(path, &st) && (wd->fired || fb_proc_interrupted())) {
+		if (!wd->fired)
+			return -1;
+		snprintf(never, sizeof(never), "watchdog: no case finished for %d s; this case was "
+			 "never started", wd->seconds);
+		rec = infra_record(c, sub, "not started", never);
+		*unstarted = true;
+	} else {
+		strcat(path, "/case.json");
+		rec = json_load_file(path, 0, NULL);
+		made = !rec;
+		if (made)
+			rec = missing_record(c, sub, status, wd);
+		if (wd->fired)
+			watchdog_record(rec, why);
+	}
+	if (made || wd->fired)
+		write_case_json(rec, outdir, sub);
+	for (int i = 0; i < PH__COUNT; i++)
+		phases[i] = json_number_value(json_object_get(json_object_get(rec, "durations"),
+							      phase_names[i]));
+	append_record(rec, jsonl);
+	int v = fb_verdict_parse(json_string_value(json_object_get(rec, "verdict")));
+	json_decref(rec);
+	return v < 0 ? FB_VERDICT_INFRA : v;
+}
 
 static void watchdog_check(struct watchdog *wd, const struct worker *w, int jobs, int running,
 			   int unstarted)
@@ -586,6 +643,7 @@ static void watchdog_check(struct watchdog *wd, const struct worker *w, int jobs
 
 struct progress {
 	int total, done, count[FB_VERDICT__COUNT];
+	int recorded;		/* the records appended: DONE and the cases the watchdog never started */
 	double start;
 	bool tty;
 	double *phases;		/* PH__COUNT per finished case */
@@ -618,6 +676,28 @@ static void print_timing(const struct progress *p, double elapsed)
 		fprintf(stderr, "%s%s %.2f", ph > PH_IMAGE ? ", " : "", phase_names[ph],
 			phase_median(p, ph));
 	fprintf(stderr, "); %.1f cases/min\n", elapsed > 0 ? p->done * 60 / elapsed : 0);
+}
+
+/*
+ * The closing line. An interrupted run says so, with the cases that ran
+ * of those it planned, the ones cut short and the ones never started:
+ * its counts are not a whole run's.
+ */
+static void print_totals(const struct progress *p, double secs)
+{
+	const int *k = p->count;
+	int cut = k[FB_VERDICT_INTERRUPTED], ran = p->recorded - cut;
+
+	if (fb_proc_interrupted()) {
+		fprintf(stderr, "flipbed: interrupted: %d of %d planned cases ran in %.0f s: %d passed, "
+			"%d failed, %d infra, %d skipped; %d cut short, %d never started\n", ran,
+			p->total, secs, k[FB_VERDICT_PASS], k[FB_VERDICT_FAIL], k[FB_VERDICT_INFRA],
+			k[FB_VERDICT_SKIP], cut, p->total - ran - cut);
+		return;
+	}
+	fprintf(stderr, "flipbed: %d cases in %.0f s: %d passed, %d failed, %d infra, %d skipped\n",
+		p->recorded, secs, k[FB_VERDICT_PASS], k[FB_VERDICT_FAIL], k[FB_VERDICT_INFRA],
+		k[FB_VERDICT_SKIP]);
 }
 
 static void show_progress(struct progress *p, const struct fb_case_spec *c,
@@ -663,6 +743,7 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 				if (w[s].pid)
 					continue;
 				w[s].count = batch_size(cases, next, batch, jobs);
+				forget_cases(cases, next, w[s].count, o->outdir);
 				w[s].pid = start_worker(&cases->v[next], &g[next], w[s].count, o,
 							w[s].priv, sizeof(w[s].priv));
 				w[s].index = next;
@@ -690,20 +771,25 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 					strerror(errno));
 			for (int i = w[s].index; i < w[s].index + w[s].count; i++) {
 				const struct fb_case_spec *c = &cases->v[i];
+				bool unstarted;
 
 				if (wd->fired)
 					snprintf(why, sizeof(why), "watchdog: no case finished for %d s; "
 						 "this case was stopped after %.0f s", wd->seconds,
 						 fb_now() - w[s].start);
-				enum fb_verdict v = collect(c, o->outdir, jsonl, status, phases,
-							    wd->fired ? why : NULL);
+				int v = collect(c, o->outdir, jsonl, status, phases, wd, why, &unstarted);
+				running--;
+				if (v < 0)
+					continue;
 				p.phases = xrealloc(p.phases, (p.done + 1) * PH__COUNT * sizeof(double));
 				memcpy(p.phases + p.done * PH__COUNT, phases, sizeof(phases));
 				p.done++;
+				p.recorded++;
 				p.count[v]++;
 				show_progress(&p, c, v, phases[PH_TOTAL]);
-				running--;
-				if (wd->fired)
+				if (unstarted)
+					wd->unstarted++;
+				else if (wd->fired)
 					wd->stopped++;
 			}
 			w[s].pid = 0;
@@ -731,17 +817,34 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 		append_record(rec, jsonl);
 		json_decref(rec);
 		p.count[FB_VERDICT_INFRA]++;
+		p.recorded++;
 		wd->unstarted++;
 	}
 	if (p.tty)
 		fprintf(stderr, "\n");
 	fclose(jsonl);
-	fprintf(stderr, "flipbed: %d cases in %.0f s: %d passed, %d failed, %d infra, %d skipped\n",
-		p.done + wd->unstarted, fb_now() - p.start, p.count[FB_VERDICT_PASS],
-		p.count[FB_VERDICT_FAIL], p.count[FB_VERDICT_INFRA], p.count[FB_VERDICT_SKIP]);
+	print_totals(&p, fb_now() - p.start);
 	print_timing(&p, fb_now() - p.start);
 	free(p.phases);
 	return fb_proc_interrupted() ? -1 : 0;
+}
+
+/* The records in OUTDIR/cases.jsonl: its lines. */
+static int count_records(const char *outdir)
+{
+	char path[PATH_MAX + 16], *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cases.jsonl", outdir);
+	f = fopen(path, "r");
+	while (f && getline(&line, &cap, f) > 0)
+		n++;
+	free(line);
+	if (f)
+		fclose(f);
+	return n;
 }
 
 static int finish(const char *outdir, json_t *info, bool ktap, bool interrupted)
@@ -830,7 +933,9 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 			e->shard_from);
 	info = run_info(e);
 	json_object_set_new(info, "run_id", json_string(strrchr(outdir, '/') ? strrchr(outdir, '/') + 1 : outdir));
-	json_object_set_new(info, "cases_planned", json_integer(cases->n));
+	/* a resumed run (a campaign) is to hold its earlier records too */
+	json_object_set_new(info, "cases_planned",
+			    json_integer(cases->n + (e->resume ? count_records(outdir) : 0)));
 	/* a run.json from the start: a shard killed outright is still known as one */
 	snprintf(path, sizeof(path), "%s/run.json", outdir);
 	if (!e->resume)

@@ -50,6 +50,7 @@ void case_set_infra(struct casectx *x, const char *fmt, ...)
 
 	if (x->infra[0])
 		return;
+	x->infra_own = !fb_proc_interrupted();
 	va_start(ap, fmt);
 	vsnprintf(x->infra, sizeof(x->infra), fmt, ap);
 	va_end(ap);
@@ -197,7 +198,9 @@ const char *case_exit_line(const struct fb_vm_result *r, struct casectx *x)
 	case FB_VM_END_REBOOT:
 		return "reboot";
 	case FB_VM_END_TIMEOUT:
-		return "timeout";
+		/* with the guest's silence before it, which tells a hang from a slow step */
+		snprintf(buf, sizeof(buf), "timeout %s", r->why);
+		return buf;
 	default:
 		snprintf(buf, sizeof(buf), "%s %s: %s",
 			 fb_nbd_alive(&x->nbd) ? "qemu-error" : "nbdkit-error",
@@ -741,7 +744,7 @@ int case_open(struct casectx *x, const char *priv)
  * steps are never unmet. The mount takes the workload's first mount
  * options (csum_retry, noload, ...).
  */
-#define NEXT_PASS_STEPS 8
+#define NEXT_PASS_STEPS FB_NEXT_PASS_STEPS	/* counted by the scenario's step limit */
 static void add_next_pass(struct casectx *x)
 {
 	char opts[STEP_MAX_LINE] = "", why[256];
@@ -828,7 +831,7 @@ int case_prepare(struct casectx *x, const struct fb_golden *g)
 		snprintf(x->out.infra, sizeof(x->out.infra), "%s", why);
 		return -1;
 	}
-	x->nsteps = x->c->scn->nsteps + 2;
+	x->nsteps = x->c->scn->nsteps + FB_PROBE_STEPS;
 	x->steps = xrealloc(NULL, (x->nsteps + NEXT_PASS_STEPS) * sizeof(char *));
 	for (int i = 0; i < x->c->scn->nsteps; i++)
 		x->steps[i] = x->c->scn->steps[i];
@@ -868,6 +871,13 @@ void case_check_image(struct casectx *x, const struct fb_golden *g)
 		case_set_infra(x, "%s", why);
 	x->out.data = check_data(x, g, x->image, x->ddetail, sizeof(x->ddetail));
 	x->t_fsck = fb_now() - t;
+	case_checked(x);
+}
+
+void case_checked(struct casectx *x)
+{
+	x->checked = true;
+	x->cut = fb_proc_interrupted();
 }
 
 /*
@@ -1043,15 +1053,39 @@ void case_judge(struct casectx *x, const struct fb_golden *g)
 }
 
 /*
+ * The case a signal cut short is interrupted, whatever it had found so
+ * far: a boot, an e2fsck or a data check stopped early says nothing of
+ * the kernel (e2fsck's "not-run" would read as a failed expectation).
+ * Its outcome.infra says what was cut; its mismatches are dropped.
+ */
+static void set_interrupted(struct casectx *x, int sig)
+{
+	char was[sizeof(x->out.infra)];
+
+	snprintf(was, sizeof(was), "%s", x->out.infra);
+	if (!strstr(was, "interrupted by"))
+		snprintf(x->out.infra, sizeof(x->out.infra), "interrupted by %s%s%s", strsignal(sig),
+			 *was ? ": " : x->checked ? " while its image was checked" : "", was);
+	x->verdict = FB_VERDICT_INTERRUPTED;
+	x->out.fsck = FB_FSCK_NOT_RUN;
+	x->out.data = FB_DATA_NOT_CHECKED;
+	x->ddetail[0] = '\0';
+	json_array_clear(x->mismatch);
+}
+
+/*
  * A skipped case keeps its verdict; every other case with an infra reason
- * is infra, whichever step set it: it must never read as a pass. Any infra
- * case that ends with a signal pending may have been cut short by it
- * (nbdkit or QEMU starting, a rule being armed, a copy, e2fsck): say so
- * here, once for all of them, so that a resumed campaign runs it again
- * rather than count it as flipbed's own failure.
+ * is infra, whichever step set it: it must never read as a pass. A case
+ * is cut short when the signal had come by the end of its image's checks
+ * or, if it never got to them, by now (nbdkit or QEMU starting, a rule
+ * being armed, a copy), unless it had failed for a reason of its own
+ * before the signal: it is interrupted, so that a resumed campaign runs
+ * it again rather than count it as a failure.
  */
 static void settle_verdict(struct casectx *x)
 {
+	int sig = x->checked ? x->cut : x->infra[0] && x->infra_own ? 0 : fb_proc_interrupted();
+
 	if (x->verdict == FB_VERDICT_SKIP)
 		return;
 	if (x->infra[0]) {
@@ -1059,20 +1093,31 @@ static void settle_verdict(struct casectx *x)
 			snprintf(x->out.infra, sizeof(x->out.infra), "%s", x->infra);
 		x->verdict = FB_VERDICT_INFRA;
 	}
-	if (x->verdict == FB_VERDICT_INFRA && fb_proc_interrupted() &&
-	    !strstr(x->out.infra, "interrupted by")) {
-		char was[sizeof(x->out.infra)];
+	if (sig)
+		set_interrupted(x, sig);
+}
 
-		snprintf(was, sizeof(was), "%s", x->out.infra);
-		snprintf(x->out.infra, sizeof(x->out.infra), "interrupted by %s: %s",
-			 strsignal(fb_proc_interrupted()), was);
+/* Free what case_open and case_prepare took. */
+static void case_free(struct casectx *x)
+{
+	if (x->transcript) {
+		fclose(x->transcript);
+		x->transcript = NULL;
 	}
-	/* what e2fsck and the data oracle saw of a case cut short says nothing */
-	if (x->verdict == FB_VERDICT_INFRA && strstr(x->out.infra, "interrupted by")) {
-		x->out.fsck = FB_FSCK_NOT_RUN;
-		x->out.data = FB_DATA_NOT_CHECKED;
-		x->ddetail[0] = '\0';
-	}
+	fb_target_free(&x->tgt);
+	free(x->steps);
+	free(x->step_ns);
+	for (int i = 0; x->errors_steps && i < x->s->nsteps; i++)
+		free(x->errors_steps[i]);
+	free(x->errors_steps);
+}
+
+void case_forget(struct casectx *x)
+{
+	case_free(x);
+	if (fb_remove_tree(x->dir))
+		fprintf(stderr, "flipbed: %s: cannot remove %s: %s\n", x->c->name, x->dir,
+			strerror(errno));
 }
 
 /* case.json: everything the case found, its verdict and its repro. */
@@ -1125,14 +1170,11 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 	x->batch = NULL;
 	snprintf(path, sizeof(path), "%s/case.json", x->dir);
 	rc = json_dump_file(rec, path, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (!x->o->keep && (x->verdict == FB_VERDICT_PASS || x->verdict == FB_VERDICT_SKIP))
+	/* an image is kept for a look at what failed, not at what was cut short */
+	if (!x->o->keep && (x->verdict == FB_VERDICT_PASS || x->verdict == FB_VERDICT_SKIP ||
+			    x->verdict == FB_VERDICT_INTERRUPTED))
 		unlink(x->image);
-	fb_target_free(&x->tgt);
-	free(x->steps);
-	free(x->step_ns);
-	for (int i = 0; x->errors_steps && i < x->s->nsteps; i++)
-		free(x->errors_steps[i]);
-	free(x->errors_steps);
+	case_free(x);
 	free(repro);
 	json_decref(rec);
 	return rc ? -1 : 0;

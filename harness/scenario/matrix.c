@@ -38,7 +38,15 @@ int fb_entry_parse_set(const char *arg, struct fb_entry *e)
 
 	memset(e, 0, sizeof(*e));
 	if (!dot || !eq || dot > eq || dot == arg || eq == dot + 1) {
-		fprintf(stderr, "--set %s: expected SECTION.KEY=VALUE, for example fault.timing=read\n", arg);
+		fprintf(stderr, "--set %.60s%s: expected SECTION.KEY=VALUE, for example fault.timing=read\n",
+			arg, strlen(arg) > 60 ? "..." : "");
+		return -1;
+	}
+	/* what a scenario line holds, so that --set adds nothing a file could not say */
+	if (strlen(eq + 1) + (eq - dot - 1) + 3 > FB_SCENARIO_MAX_LINE) {
+		fprintf(stderr, "--set %.*s: 'KEY = VALUE' is %zu characters; a scenario line holds at most %d (the value begins '%.40s')\n",
+			(int)(eq - arg), arg, strlen(eq + 1) + (eq - dot - 1) + 3,
+			FB_SCENARIO_MAX_LINE, eq + 1);
 		return -1;
 	}
 	e->section = xstrndup(arg, dot - arg);
@@ -321,6 +329,12 @@ int fb_matrix_expand(const char *name, const struct fb_select *sel,
 	}
 	if (fb_scenario_read(path, &e, &n) < 0)
 		goto out;
+	/* one line for the wrong command, not one per key it does not know */
+	if (fb_entries_have(e, n, "scenario") && !fb_entries_have(e, n, "matrix")) {
+		fprintf(stderr, "%s: this is a scenario (it has a [scenario] section): use flipbed run\n",
+			path);
+		goto out;
+	}
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(e[i].section, "matrix") && !strcmp(e[i].key, "scenarios"))
 			scenarios = globs_append(scenarios, e[i].value);

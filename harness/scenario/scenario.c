@@ -22,10 +22,12 @@
 #include "util.h"
 #include "scenario/vocab.h"
 #include "kernels.h"
+#include "guest/steps.h"
 
 #define DEFAULT_KERNELS "stock patched"
 #define DEFAULT_TIMEOUT 60
 #define MAX_LINE 200		/* libinih's INI_MAX_LINE in Debian's build */
+_Static_assert(FB_SCENARIO_MAX_LINE == MAX_LINE - 1, "one line limit for files and --set");
 #define MAX_ERRORS 20		/* then the file is not read further */
 #define MAX_FILE (1 << 20)	/* the largest scenario is a few KiB */
 
@@ -219,6 +221,7 @@ struct ctx {
 	const struct fb_entry *overrides;
 	int noverrides;
 	struct fb_entry action_at;	/* where [fault] action was set (origin, line) */
+	struct fb_entry *step_at;	/* where each kept step was given (origin, line) */
 };
 
 /*
@@ -857,10 +860,25 @@ static int step_guard(struct ctx *c, const struct fb_entry *e, char *text)
 	}
 }
 
+/*
+ * One step as the agent will run it: its vocabulary, and its length with
+ * what the runner appends. A long step (${EXPR} made it so) is named after
+ * the reason, which would otherwise be cut off the message.
+ */
+static void check_step(struct ctx *c, const struct fb_entry *e, const char *text)
+{
+	char why[256];
+
+	if (strlen(text) + FB_STEP_ADDED_CHARS >= STEP_MAX_LINE)
+		bad(c, e, "step: %zu characters, longer than the %d the agent takes (less %d flipbed may append); step = %.60s...",
+		    strlen(text), STEP_MAX_LINE - 1, FB_STEP_ADDED_CHARS, text);
+	else if (!fb_vocab_step_valid(text, why, sizeof(why)))
+		bad(c, e, "step = %s: %s", text, why);
+}
+
 static void set_step(struct ctx *c, const struct fb_entry *e)
 {
 	struct fb_scenario *s = c->scn;
-	char why[256];
 	char *text;
 	int keep;
 
@@ -888,14 +906,34 @@ static void set_step(struct ctx *c, const struct fb_entry *e)
 	text = xstrdup(e->value);
 	keep = step_guard(c, e, text);
 	/* checked even when the guard drops it: the other cases run it */
-	if (keep >= 0 && !fb_vocab_step_valid(text, why, sizeof(why)))
-		bad(c, e, "step = %s: %s", text, why);
+	if (keep >= 0)
+		check_step(c, e, text);
 	if (keep <= 0) {
 		free(text);
 		return;
 	}
 	s->steps = xrealloc(s->steps, (s->nsteps + 1) * sizeof(char *));
+	c->step_at = xrealloc(c->step_at, (s->nsteps + 1) * sizeof(*c->step_at));
+	c->step_at[s->nsteps] = (struct fb_entry){ .origin = e->origin, .line = e->line };
 	s->steps[s->nsteps++] = text;
+}
+
+/*
+ * The case's steps, with the probes and the next-mount pass the runner
+ * adds, must fit the agent's table: the steps past it would be dropped in
+ * the guest, the probes among them. The first step too many is named.
+ */
+static void check_step_count(struct ctx *c)
+{
+	const struct fb_scenario *s = c->scn;
+	int added = FB_PROBE_STEPS + (s->next_mount ? FB_NEXT_PASS_STEPS : 0);
+	int max = STEP_MAX_STEPS - added;
+
+	if (s->nsteps > max)
+		bad(c, &c->step_at[max],
+		    "[workload]: %d steps; a case runs at most %d, and flipbed adds %d (%s): at most %d steps, this is step %d",
+		    s->nsteps, STEP_MAX_STEPS, added,
+		    s->next_mount ? "the probes and the next-mount pass" : "the probes", max, max + 1);
 }
 
 static void set_axis(struct ctx *c, const struct fb_entry *e)
@@ -976,6 +1014,7 @@ static void check_whole(struct ctx *c)
 		bad(c, NULL, "[target] type = range needs at = OFFSET and len = BYTES");
 	if (!s->nsteps)
 		bad(c, NULL, "[workload]: no step; a workload needs at least 'step = mount'");
+	check_step_count(c);
 	if (s->timing == FB_TIMING_READ_STICKY && s->count)
 		bad(c, NULL, "[fault] timing = read-sticky with count = %lld: sticky faults have no count; use timing = read",
 		    s->count);
@@ -1139,6 +1178,7 @@ static void ctx_free(struct ctx *c)
 		free_entry(&c->fix[i]);
 	free(c->fix);
 	free(c->fixture_path);
+	free(c->step_at);
 }
 
 /* Sections whose keys repeat: one populate line or step per entry. */
@@ -1164,6 +1204,14 @@ static void check_duplicates(struct ctx *c, const struct fb_entry *v, int n)
 	}
 }
 
+bool fb_entries_have(const struct fb_entry *v, int n, const char *section)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v[i].section, section))
+			return true;
+	return false;
+}
+
 int fb_scenario_load(const char *file, const struct fb_entry *overrides,
 		     int noverrides, struct fb_scenario **ret_scn)
 {
@@ -1179,6 +1227,14 @@ int fb_scenario_load(const char *file, const struct fb_entry *overrides,
 		return -1;
 	case -1:
 		c.errors++;
+	}
+	/* one line for the wrong command, not one per key it does not know */
+	if (fb_entries_have(s->entries, s->nentries, "matrix") &&
+	    !fb_entries_have(s->entries, s->nentries, "scenario")) {
+		fprintf(stderr, "%s: this is a matrix (it has a [matrix] section): use flipbed matrix\n",
+			file);
+		fb_scenario_free(s);
+		return -1;
 	}
 	check_duplicates(&c, s->entries, s->nentries);
 	pick_fixture(&c, overrides, noverrides);

@@ -12,6 +12,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * The steps the runner adds to every workload (run/runcase.c): the write and
+ * read probes, and the next-mount pass when [workload] next-mount = yes.
+ * A workload leaves room for them under the agent's STEP_MAX_STEPS, and a
+ * step room for what the runner appends to it: "may " and
+ * ",errors=remount-ro" on a mount.
+ */
+#define FB_PROBE_STEPS 2
+#define FB_NEXT_PASS_STEPS 8
+#define FB_STEP_ADDED_CHARS 32
+
+/* The longest line of a scenario file, and of a --set SECTION.KEY=VALUE. */
+#define FB_SCENARIO_MAX_LINE 199
+
 /* One "key = value" line as read, before validation. */
 struct fb_entry {
 	char *section;
@@ -147,6 +161,9 @@ int fb_timing_parse(const char *name);
  * (missing, unreadable, not a regular file, larger than 1 MiB).
  */
 int fb_scenario_read(const char *file, struct fb_entry **ret_entries, int *ret_n);
+
+/* Whether one of the N entries V is in [SECTION]: a matrix has [matrix]. */
+bool fb_entries_have(const struct fb_entry *v, int n, const char *section);
 
 /*
  * Load a scenario: read FILE, apply OVERRIDES ("section.key=value", each with

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # A campaign interrupted while a case's nbdkit is still starting resumes
-# cleanly. The case cut short is recorded as infra "interrupted by ...",
-# which a resumed campaign drops and runs again; any other wording makes
-# the resume count it as a failed case and exit 3 (CI hit this once, by
+# cleanly. The case cut short is recorded as interrupted ("interrupted by
+# ..."), which a resumed campaign drops and runs again; were it infra, the
+# resume would count it as a failed case and exit 3 (CI hit this once, by
 # chance, in campaign-run.sh). Here the window is made wide on purpose:
 # a shim earlier in PATH waits 3 s, then execs the real nbdkit.
 # Groups: quick.
@@ -38,6 +38,8 @@ tail -3 "$T/c.log"
 no_leftovers
 grep '"verdict": *"infra"' "$c/run/cases.jsonl" 2>/dev/null | grep -v 'interrupted by' &&
 	fail "a case cut short by SIGINT is infra without 'interrupted by'"
+grep '"verdict": *"interrupted"' "$c/run/cases.jsonl" | grep -q 'interrupted by' ||
+	fail "no case cut short by SIGINT is recorded as interrupted"
 
 "$FLIPBED" campaign --seed 2 --count 3 --kernel patched --jobs 1 --out "$c" > "$T/c2.log" 2>&1
 rc=$?

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # A Ctrl-C while a golden image is built leaves no build directory behind
-# (build/cache/images/KEY.tmp-PID) and exits 130 with nothing booted; a
-# build directory left by a process that no longer runs (SIGKILL) is swept
-# by the next build of that recipe. Groups: quick.
+# (build/cache/images/KEY.tmp-PID) and no image of the recipe in the cache,
+# and exits 130 within 1 s with nothing booted, naming the build it cut
+# short; a build directory left by a process that no longer runs (SIGKILL)
+# is swept by the next build of that recipe. Groups: quick.
 . "$(dirname "$0")/lib.sh"
 require_flipbed
 require_kernel stock
@@ -43,14 +44,22 @@ while [ $i -lt 600 ] && ! ls -d "$cache"/*.tmp-$pid > /dev/null 2>&1; do
 done
 tmp=$(ls -d "$cache"/*.tmp-$pid 2>/dev/null)
 [ -n "$tmp" ] || { kill $pid; cat "$T/log"; fail "no build directory of PID $pid appeared"; }
+sent=$(date +%s%N)
 kill -INT -$pid
 wait $pid
 rc=$?
+ms=$((($(date +%s%N) - sent) / 1000000))
 cat "$T/log"
 [ $rc -eq 130 ] || fail "exit $rc after SIGINT during the golden build, expected 130"
 [ ! -e "$tmp" ] || fail "$tmp left behind"
 [ ! -e "$T/run" ] || fail "a run directory was made after the interruption"
-ok "interrupted golden build: exit 130, $tmp removed"
+# at once (a tool running is killed, the staging tree is not written on),
+# saying what was cut short; no half-built image in the cache
+[ $ms -le 1000 ] || check_fail "flipbed exited $ms ms after SIGINT; at most 1000"
+grep -q "interrupted (Interrupt) while building golden image .* for $T/slow.scn: its partial build $tmp is removed" "$T/log" ||
+	check_fail "no message says which golden image build was cut short"
+[ ! -e "${tmp%.tmp-*}" ] || check_fail "${tmp%.tmp-*} is in the cache after the interrupted build"
+ok "interrupted golden build: exit 130 after $ms ms, $tmp removed"
 
 # a dead process's build directory of the same recipe is swept
 stale=${tmp%.tmp-*}.tmp-999999

@@ -12,20 +12,24 @@
 # cases.jsonl holding a sparse line of 1 GiB refuses its NUL bytes at once
 # under a 256 MiB address-space limit (reading the line whole takes
 # gigabytes, and a failed allocation ended the reading as if the file
-# ended there: exit 0), and a 2 MiB line as longer than any record.
+# ended there: exit 0), and a 2 MiB line as longer than any record; the
+# guest agent's limits (steps, a step's length, attr-race's threads) at
+# load; a --set value longer than a scenario line; a matrix given to run
+# and a scenario to matrix; an empty --out. The table: HOSTILE.md.
 # Groups: quick.
 . "$(dirname "$0")/lib.sh"
 require_built "$FLIPBED" build/bin/flipbed
 require_tools timeout mkfifo
 
 # refused WHAT WANT CMD...: CMD exits 2 within 10 s, its stderr holds WANT
+# (a check: the test goes on, and fails at the end)
 refused() {
 	what=$1 want=$2; shift 2
 	timeout 10 "$@" > "$T/out" 2> "$T/err"
 	rc=$?
-	[ $rc -ne 124 ] || fail "$what: still running after 10 s"
-	[ $rc -eq 2 ] || { cat "$T/err"; fail "$what: exit $rc, expected 2"; }
-	grep -qF -- "$want" "$T/err" || { cat "$T/err"; fail "$what: no '$want'"; }
+	[ $rc -ne 124 ] || { check_fail "$what: still running after 10 s"; return; }
+	[ $rc -eq 2 ] || { head -c 2000 "$T/err"; check_fail "$what: exit $rc, expected 2"; return; }
+	grep -qF -- "$want" "$T/err" || { head -c 2000 "$T/err"; check_fail "$what: no '$want'"; return; }
 	ok "$what: $(head -n 1 "$T/err")"
 }
 
@@ -131,4 +135,75 @@ refused "a [mkfs] image that is not ext4" "notext4.scn:5: image = $T/random.img:
 for d in t1 t2 t3 t4; do
 	[ ! -e "$T/$d" ] || check_fail "a run directory was made for a bad target ($d)"
 done
+# The guest agent's limits are the scenario's, checked when it loads: a
+# workload the agent would cut short (its last steps are the probes flipbed
+# adds) is refused at FILE:LINE of the first step too many, counting the
+# two probes and, with next-mount, its pass of 8 (guest/steps.h)
+# steps N [NEXT-MOUNT]: a scenario of N "step = sync" lines from line 7 on
+steps() {
+	{
+		printf '[scenario]\nshows = x\ngroups = quick\n[target]\ntype = none\n[workload]\n'
+		awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) print "step = sync" }'
+		[ -z "${2:-}" ] || printf 'next-mount = yes\n'
+	} > "$T/steps.scn"
+}
+steps 10000
+refused "10,000 steps" "steps.scn:1029: [workload]: 10000 steps; a case runs at most 1024" \
+	"$FLIPBED" run "$T/steps.scn" --list
+[ "$(wc -l < "$T/err")" -eq 1 ] || check_fail "10,000 steps gave $(wc -l < "$T/err") lines"
+steps 1022
+"$FLIPBED" run "$T/steps.scn" --list > /dev/null 2>&1 || check_fail "1,022 steps (the most a case takes) refused"
+steps 1020 next-mount
+refused "1,020 steps and the next-mount pass" "steps.scn:1021: [workload]: 1020 steps; a case runs at most 1024, and flipbed adds 10" \
+	"$FLIPBED" run "$T/steps.scn" --list
+printf '[scenario]\nshows = x\ngroups = quick\n[target]\ntype = none\n[workload]\nstep = mount\nstep = attr-race /d 65 10\n' \
+	> "$T/race.scn"
+refused "attr-race with 65 threads" "race.scn:8: step = attr-race /d 65 10: step 'attr-race /d 65 10': THREADS 65 is not what the agent runs; accepted: 1 to 64" \
+	"$FLIPBED" run "$T/race.scn" --list
+# ${EXPR} can make a step longer than the agent's line: the reason comes first
+v=1000000000000000000
+printf '[scenario]\nshows = x\ngroups = quick\n[vars]\nv = %s\n[target]\ntype = none\n[workload]\nstep = write /%s 1\n' \
+	"$v" "$(awk 'BEGIN { for (i = 0; i < 40; i++) printf "${v}" }')" > "$T/longstep.scn"
+refused "a step of 769 characters" "longstep.scn:9: step: 769 characters, longer than the 511" \
+	"$FLIPBED" run "$T/longstep.scn" --list
+
+# --set holds what a scenario line holds: the reason first, whatever the value
+scn=$top/scenarios/bitmap/block-flip.scn
+long=$(awk 'BEGIN { for (i = 0; i < 1000; i++) printf "a" }')
+refused "--set of 1,000 characters" "--set workload.step: 'KEY = VALUE' is 1016 characters; a scenario line holds at most 199" \
+	"$FLIPBED" run "$scn" --set "workload.step=write /$long 1" --list
+[ "$(wc -L < "$T/err")" -lt 300 ] || check_fail "--set of 1,000 characters: a line of $(wc -L < "$T/err") characters"
+huge=$(head -c 120000 /dev/zero | tr '\0' a)
+refused "--set scenario.shows of 120 KB" "--set scenario.shows: 'KEY = VALUE' is 120008 characters; a scenario line holds at most 199" \
+	"$FLIPBED" run "$scn" --set "scenario.shows=$huge" --list
+
+# A matrix is not a scenario and a scenario is not a matrix: one line each
+refused "flipbed run on a matrix" "quick.mat: this is a matrix (it has a [matrix] section): use flipbed matrix" \
+	"$FLIPBED" run "$top/scenarios/matrix/quick.mat" --list
+[ "$(wc -l < "$T/err")" -eq 1 ] || check_fail "run on a matrix gave $(wc -l < "$T/err") lines"
+refused "flipbed matrix on a scenario" "block-flip.scn: this is a scenario (it has a [scenario] section): use flipbed run" \
+	"$FLIPBED" matrix "$scn" --list
+[ "$(wc -l < "$T/err")" -eq 1 ] || check_fail "matrix on a scenario gave $(wc -l < "$T/err") lines"
+
+# An empty --out names nothing: said so, not a path the user never typed
+refused "run --out ''" "--out '': empty; give a directory" "$FLIPBED" run "$scn" --kernel stock --out ''
+grep -q "/cases" "$T/err" && check_fail "--out '' names /cases"
+refused "image --out ''" "--out '': empty; give a directory" "$FLIPBED" image "$T/bad.img" --out ''
+
+# An image path longer than a scenario line is named through a link beside
+# the written scenario (hostile-slow.sh runs one); when the run directory's
+# own path is too long for that, it is said, and nothing is left behind
+deep=$T/$(printf 'd%.0s' $(seq 200))
+mkdir -p "$deep"
+mkfs.ext4 -q -F "$deep/x.img" 8M
+longout=$T/$(printf 'o%.0s' $(seq 200))
+refused "image: a long path and a long --out" "give a shorter --out" \
+	"$FLIPBED" image "$deep/x.img" --kernel stock --out "$longout"
+[ ! -e "$longout" ] || check_fail "image with a long --out left $(find "$longout" | wc -l) files behind"
+# nothing left behind by any of them: no process, no private directory
+# or socket of flipbed's (flipbed-XXXXXX under $TMPDIR, which is $T)
+no_leftovers
+left=$(find "$T" -maxdepth 1 -name 'flipbed-??????' | head -n 3)
+[ -z "$left" ] || check_fail "private directories left behind: $left"
+[ -z "$(find "$T" -type s | head -n 1)" ] || check_fail "sockets left behind: $(find "$T" -type s)"
 finish

@@ -342,6 +342,35 @@ static void test_recovered(void **state)
 	assert_int_equal(classify(t).reaction, FB_REACT_REMOUNT_RO);
 }
 
+/*
+ * A timeout is a hang only with the kernel's report or a silent guest: the
+ * host's timeout line says how long the agent had been quiet, and up to
+ * 5 s (beats are 1 s apart) the case is a slow step, infra.
+ */
+static void test_slow_step(void **state)
+{
+	const char *before = READY "A beat 2\n"
+		"H exit timeout no end within the timeout of 8 s; the agent's last line ";
+	char t[512];
+	struct fb_outcome o;
+
+	snprintf(t, sizeof(t), "%s5.0 s before\n", before);
+	o = classify(t);
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+	assert_string_equal(o.infra, "slow step: step 2 ran past the timeout while the kernel kept answering (the agent's last line 5.0 s before it, no hang report)");
+	snprintf(t, sizeof(t), "%s5.1 s before\n", before);
+	o = classify(t);
+	assert_int_equal(o.reaction, FB_REACT_HANG);
+	assert_string_equal(o.infra, "");
+	o = classify(READY "H exit timeout no end within the timeout of 8 s; no line from the agent\n");
+	assert_int_equal(o.reaction, FB_REACT_HANG);
+	snprintf(t, sizeof(t), READY "C INFO: task init:1 blocked for more than 20 seconds.\n"
+		 "A beat 2\nH exit timeout no end within the timeout of 60 s; the agent's last line 0.3 s before\n");
+	o = classify(t);
+	assert_int_equal(o.reaction, FB_REACT_HANG);
+	assert_string_equal(o.infra, "");
+}
+
 /* The most severe reaction wins; BUG:/WARNING:/UBSAN: set warning. */
 static void test_severity(void **state)
 {
@@ -786,6 +815,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_recovered),
 		cmocka_unit_test(test_jbd2_csumerr),
 		cmocka_unit_test(test_severity),
+		cmocka_unit_test(test_slow_step),
 		cmocka_unit_test(test_journal_eio),
 		cmocka_unit_test(test_io_step),
 		cmocka_unit_test(test_infra),

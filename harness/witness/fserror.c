@@ -148,7 +148,7 @@ int fb_fserror_agrees(const struct fb_fserror *f, const struct fb_outcome *out,
 			 f->unavailable ? f->reason : "no watch: no mount step succeeded");
 		return -1;
 	}
-	if (v == FB_VERDICT_INFRA || v == FB_VERDICT_SKIP) {
+	if (v == FB_VERDICT_INFRA || v == FB_VERDICT_SKIP || v == FB_VERDICT_INTERRUPTED) {
 		snprintf(why, len, "not compared: the case is %s", fb_verdict_name(v));
 		return -1;
 	}

@@ -55,6 +55,8 @@ boot() {
 	/^flipbed: guest end: / {
 		split($0, w, ": "); kind = w[3]
 		if (kind == "infra") kind = "qemu-error " w[4]
+		# the timeout keeps its reason: the silence before it (classify.c)
+		if (kind == "timeout") kind = "timeout " substr($0, index($0, "timeout: ") + 9)
 		print "H exit " kind; next }
 	/^flipbed: / { next }
 	{ print "A " $0 }' "$work/out"

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The results side of the harness on a committed fixture run
-# (fixture-run/: 15 cases, every verdict, both kernels, several types and
-# timings): summary.md, junit.xml, KTAP and `flipbed show` against golden
-# files (expected/*.ok), the HTML well-formed with every link resolving,
+# The results side of the harness on committed fixture runs (fixture-run/:
+# 15 cases, every verdict but interrupted, both kernels, several types and
+# timings; interrupted-run/: a run cut short): summary.md, junit.xml, KTAP
+# and `flipbed show` against golden files (expected/*.ok), the HTML
+# well-formed with every link resolving,
 # diff and merge, report --loose on two small runs (loose/), and one clear
 # line with exit 2 for each kind of bad input.
 #
@@ -56,6 +57,27 @@ golden junit.xml "$T/run/junit.xml"
 expect_rc 1 "$cli" report "$T/run" --ktap > "$T/ktap.out"
 golden ktap "$T/ktap.out"
 ls "$T/run" | grep -q '\.tmp$' && check_fail "temporary files left in the run directory"
+
+# --- an interrupted run (interrupted-run/: run.json says interrupted, 6
+# planned; a pass, a fail, a case cut short): every report says so, with
+# the cases that ran and those planned; the case cut short is a KTAP SKIP
+# and a JUnit skipped, and is never compared by diff -----------------------
+cp -r $here/interrupted-run "$T/int"
+expect_rc 1 "$cli" report "$T/int" > "$T/int-report.out"
+golden interrupted-summary.md "$T/int/summary.md"
+golden interrupted-junit.xml "$T/int/junit.xml"
+expect_rc 1 "$cli" report "$T/int" --ktap > "$T/int-ktap.out"
+golden interrupted-ktap "$T/int-ktap.out"
+what='interrupted: 2 of 6 planned cases ran; 1 cut short, 3 never started'
+for f in "$T/int-report.out" "$T/int/index.html"; do
+	grep -q "$what" "$f" || check_fail "$f does not say '$what'"
+done
+xmllint --noout "$T/int/junit.xml" || check_fail "the interrupted run's junit.xml is not well-formed XML"
+expect_rc 0 "$cli" show 'superblock/magic@patched/rest' --run "$T/int" > "$T/int-show.out"
+golden interrupted-show "$T/int-show.out"
+expect_rc 0 "$cli" diff "$T/int" "$T/int" 2> "$T/int-diff.err"
+grep -q '^flipbed diff: 2 cases compared, 0 changed; 1 infra or skipped;' "$T/int-diff.err" ||
+	check_fail "diff compared the case cut short: $(cat "$T/int-diff.err")"
 
 # --- HTML: well-formed, every case has a page, every link resolves -------
 xmllint --noout "$T/run/junit.xml" || check_fail "junit.xml is not well-formed XML"

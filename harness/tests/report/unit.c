@@ -116,6 +116,33 @@ static void test_status(void **state)
 	fb_run_free(&run);
 }
 
+/*
+ * A case cut short by a signal has no kernel outcome, whatever its record
+ * holds (e2fsck not-run would read as a failure): it is neither failed nor
+ * infra, its class and cell say interrupted, and the run says it was cut
+ * short even when run.json is missing.
+ */
+static void test_interrupted(void **state)
+{
+	struct fb_run run;
+	char buf[160];
+
+	load(&run, REC("a", "pass", "csum", "remount-ro", "intact")
+		   REC("b", "interrupted", "csum", "remount-ro", "not-checked"));
+	assert_int_equal(run.n, 2);
+	assert_false(run.cases[1].has_outcome);
+	assert_int_equal(fb_case_class(&run.cases[1]), FB_CLASS_INTERRUPTED);
+	assert_string_equal(fb_case_short(&run.cases[1], buf, sizeof(buf)), "interrupted");
+	assert_int_equal(fb_run_status(&run), 0);
+	assert_true(fb_run_interrupted(&run, buf, sizeof(buf)));
+	assert_string_equal(buf, "interrupted: 1 of 2 planned cases ran; 1 cut short, "
+			    "0 never started");
+	fb_run_free(&run);
+	load(&run, REC("a", "pass", "csum", "remount-ro", "intact"));
+	assert_false(fb_run_interrupted(&run, buf, sizeof(buf)));
+	fb_run_free(&run);
+}
+
 static void test_expect_match(void **state)
 {
 	assert_true(fb_expect_match(NULL, "csum"));
@@ -176,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_short_and_class),
 		cmocka_unit_test(test_silent_change),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_interrupted),
 		cmocka_unit_test(test_expect_match),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_dmesg_excerpt),
