@@ -7,7 +7,10 @@
 # data in both (a case whose fault never fired is infra in both), none is
 # interrupted, none is there twice. The
 # moments come from a seeded RNG (awk srand; FLIPBED_TEST_SEED=S repeats
-# them, and the seed and the delays are printed). A shim earlier in PATH
+# the fractions, and the seed and each delay are printed): each delay is
+# 0.5 s and a random part of half the time the cases left would take at
+# the uninterrupted campaign's pace, so that every interrupt lands before
+# the campaign is done (each must exit 130). A shim earlier in PATH
 # makes each e2fsck of a case image wait 1 s in both campaigns, so that
 # some of the interrupts land while cases are being checked.
 # Groups: slow.
@@ -17,7 +20,7 @@ require_kernel patched
 require_tools jq setsid
 cd "$top" || exit 1
 
-count=12
+count=24
 real=$(command -v e2fsck)
 mkdir "$T/shim"
 cat > "$T/shim/e2fsck" <<SHIM
@@ -33,15 +36,19 @@ export PATH
 campaign() { "$FLIPBED" campaign --seed 5 --count $count --kernel patched --jobs 2 --out "$@"; }
 
 echo "=== the campaign, uninterrupted"
+start=$(date +%s)
 campaign "$T/ref" > "$T/ref.log" 2>&1
 rc=$?
+took=$(($(date +%s) - start))
 tail -n 2 "$T/ref.log"
 [ $rc -eq 0 ] || fail "the uninterrupted campaign exited $rc"
 
 seed=${FLIPBED_TEST_SEED:-$(date +%s)}
-delays=$(awk -v s="$seed" 'BEGIN { srand(s); for (i = 0; i < 5; i++) printf "%.1f ", 1 + rand() * 12 }')
-echo "=== interrupted at $delays s (FLIPBED_TEST_SEED=$seed)"
-for d in $delays; do
+fractions=$(awk -v s="$seed" 'BEGIN { srand(s); for (i = 0; i < 5; i++) printf "%.3f ", rand() }')
+echo "=== interrupted 5 times, fractions $fractions(the uninterrupted one took $took s; FLIPBED_TEST_SEED=$seed)"
+for f in $fractions; do
+	ran=$(jq -r 'select(.verdict != "interrupted") | .case' "$T/res/run/cases.jsonl" 2>/dev/null | wc -l)
+	d=$(awk -v f="$f" -v t="$took" -v left=$((count - ran)) 'BEGIN { printf "%.1f", 0.5 + f * t * left / '$count' / 2 }')
 	setsid "$FLIPBED" campaign --seed 5 --count $count --kernel patched --jobs 2 \
 		--out "$T/res" >> "$T/res.log" 2>&1 &
 	pid=$!
@@ -51,7 +58,7 @@ for d in $delays; do
 	rc=$?
 	n=$(cat "$T/res/run/cases.jsonl" 2>/dev/null | wc -l)
 	echo "interrupt after $d s: exit $rc, $n records"
-	[ $rc -eq 130 ] || [ $rc -eq 0 ] || { tail -n 5 "$T/res.log"; fail "exit $rc after an interrupt"; }
+	[ $rc -eq 130 ] || { tail -n 5 "$T/res.log"; fail "exit $rc after an interrupt after $d s, expected 130"; }
 	no_leftovers
 done
 echo "=== resumed to the end"
