@@ -5,7 +5,10 @@
 # directory made by mkdtemp under $TMPDIR and removed without a shell.
 #   1. transcript.log cannot be written (a directory is in its place): the
 #      record is infra and names transcript.log (not "the worker exited
-#      without a record").
+#      without a record"). flipbed removes what an earlier run left in a
+#      case's directory before the case starts, so the directory holds an
+#      immutable file (chattr +i, as root on a file system that has the
+#      attribute) that the removal cannot take away.
 #   2. TMPDIR does not exist: the record is infra and names the private
 #      directory (flipbed does not fall back to another place).
 #   3. a normal case leaves no flipbed-* directory in $TMPDIR.
@@ -23,8 +26,13 @@ echo "=== transcript.log cannot be written"
 out=$T/run1
 mkimage "$T/disk.img"
 mkdir -p "$out/cases/image_disk@stock/transcript.log"
+stuck=$out/cases/image_disk@stock/transcript.log/stuck
+: > "$stuck"
+require_tools chattr
+chattr +i "$stuck" || skip "chattr +i failed: this file system has no immutable attribute"
 "$FLIPBED" image "$T/disk.img" --kernel stock --out "$out" > "$T/log" 2>&1
 rc=$?
+chattr -i "$stuck"
 cat "$T/log"
 [ $rc -eq 3 ] || fail "unwritable transcript: exit $rc, expected 3 (infra)"
 rec=$out/cases/image_disk@stock/case.json
