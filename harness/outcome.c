@@ -31,6 +31,10 @@ static const char *const undetected_names[FB_UNDET__COUNT] = {
 	"log-end", "freed", "read-ahead", "unexplained",
 };
 
+static const char *const signal_names[FB_SIGNAL__COUNT] = {
+	"none", "csum", "sanity", "io", "ambiguous",
+};
+
 static int lookup(const char *const *names, int n, const char *name)
 {
 	for (int i = 0; i < n; i++)
@@ -56,6 +60,7 @@ NAMES(verdict, verdict_names, FB_VERDICT__COUNT)
 NAMES(reaction, reaction_names, FB_REACT__COUNT)
 NAMES(attrib, attrib_names, FB_ATTRIB__COUNT)
 NAMES(undetected, undetected_names, FB_UNDET__COUNT)
+NAMES(signal, signal_names, FB_SIGNAL__COUNT)
 
 bool fb_expect_match(const char *expect, const char *got)
 {

@@ -110,6 +110,33 @@ enum fb_verdict {
 	FB_VERDICT__COUNT
 };
 
+/* A detection class as one signal tells it (harness/RESULTS.md, "signals"). */
+enum fb_signal {
+	FB_SIGNAL_NONE,		/* the signal says nothing */
+	FB_SIGNAL_CSUM,		/* a checksum verification failed */
+	FB_SIGNAL_SANITY,	/* another ext4/jbd2 check failed */
+	FB_SIGNAL_IO,		/* an I/O error */
+	FB_SIGNAL_AMBIGUOUS,	/* the message stands for a checksum and other checks alike */
+	FB_SIGNAL__COUNT
+};
+
+/*
+ * The two signals of the workload's detection: the kernel message (a
+ * klog.c rule, and the kernel function that printed it) and the errno
+ * ext4 passed on (the first FAN_FS_ERROR event, or before any, the first
+ * failing step), and their disagreement (classify.c).
+ */
+struct fb_signals {
+	enum fb_signal msg;
+	char msg_line[256];	/* the kernel line that decided it, or "" */
+	char msg_func[64];	/* the kernel function that printed it, or "" */
+	enum fb_signal err;
+	char err_name[24];	/* EBADMSG, EUCLEAN, EIO ...; "" when none */
+	char err_source[160];	/* "fanotify" or "step N TEXT"; "" when none */
+	char conflict[384];	/* "" or: the two classes and the function that explains them */
+	bool fanotify;		/* the FAN_FS_ERROR witness watched the workload */
+};
+
 struct fb_outcome {
 	enum fb_detect detect;
 	enum fb_reaction reaction;
@@ -117,6 +144,11 @@ struct fb_outcome {
 	enum fb_data data;
 	bool warning;		/* WARNING:/BUG:/UBSAN: line in the kernel log */
 	char detail[256];	/* the kernel line that decided `detect`, or "" */
+	struct fb_signals sig;
+	char umount_error[256];	/* the first ext4/jbd2 error line of the workload's
+				   final umount, or "": never a reaction */
+	char note[256];		/* the first line of the kernel checking itself
+				   (FB_KLOG_NOTE), or "": never a detection */
 	char infra[256];	/* why the case is infra, or "" */
 	enum fb_attrib attrib;
 	char attrib_detail[512];/* the csum-error lines that did not name the object */
@@ -142,6 +174,7 @@ const char *fb_data_name(enum fb_data d);
 const char *fb_verdict_name(enum fb_verdict v);
 const char *fb_attrib_name(enum fb_attrib a);
 const char *fb_undetected_name(enum fb_undetected u);
+const char *fb_signal_name(enum fb_signal s);
 
 /* Return the value for NAME, or -1 if NAME is not one of the names above. */
 int fb_detect_parse(const char *name);
@@ -151,6 +184,7 @@ int fb_data_parse(const char *name);
 int fb_verdict_parse(const char *name);
 int fb_attrib_parse(const char *name);
 int fb_undetected_parse(const char *name);
+int fb_signal_parse(const char *name);
 
 /*
  * Does GOT ("csum") satisfy the expectation EXPECT: "any", a name, or names

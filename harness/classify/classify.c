@@ -9,29 +9,56 @@
  * escapes decoded) and given to the kernel-log module (klog.c), whose
  * tables say what each message means. This file decides the case:
  *
- * detect is the first class present in the order csum, sanity, io, then
- * io from a step that ended "err EIO" (no kernel line; detail is that step),
- * then mount (the first "mount" step ended in err), else none; detail is the
- * first line of that class (for csum, the first csum-error line when there
- * is one: it names the object).
+ * detect is the first class present in the order csum, sanity (and
+ * ambiguous), io, then io from a step that ended "err EIO" (no kernel line;
+ * detail is that step), then mount (the first "mount" step ended in err),
+ * else none; detail is the first line of that class (for csum, the first
+ * csum-error line when there is one: it names the object). The errno
+ * signal (below) makes it csum, or decides an ambiguous message.
  *
  * reaction, the most severe present (outcome.h's order):
  *   kasan, oops, panic, hang   kernel reports (klog.c); after an oops with
  *                   panic_on_oops the oops wins; "H exit timeout" is a hang
  *                   when the guest had gone silent (see slow below)
  *   mount-refused   the first "mount" step ended in err
- *   shutdown        the LAST write probe (FB_PROBE_MARK, probe.h) ended
- *                   "err EIO" and the LAST read probe (FB_PROBE_READ_MARK)
+ *   then, the worst over the workload's mounts (a mount step that succeeds
+ *   starts one), each judged by its own last probes and its own lines:
+ *   shutdown        its LAST write probe (FB_PROBE_MARK, probe.h) ended
+ *                   "err EIO" and its LAST read probe (FB_PROBE_READ_MARK)
  *                   too: the filesystem is not read-only (that write would
  *                   get EROFS) and fails a read that cannot reach the fault
- *   remount-ro      the LAST write probe ended "err EROFS" ("Remounting
+ *   remount-ro      its LAST write probe ended "err EROFS" ("Remounting
  *                   filesystem read-only" alone proves nothing)
- *   error-continue  an "EXT4-fs error" line and the probe ended ok
+ *   error-continue  an "EXT4-fs error" line of that mount and its probe
+ *                   ended ok. An umount step's lines are no mount's: an
+ *                   error logged while the umount ran (ext4_put_super's
+ *                   "Couldn't clean up the journal") is umount_error, and
+ *                   a mount after it starts clean: a filesystem that went
+ *                   read-only never turns error-continue by a later mount.
  *   recovered       a csum-error line ending in "recovered", no "EXT4-fs
  *                   error" line, and the probe ended ok
  *   none
  * outcome.h ranks error-continue above recovered: a run that recovered one
  * checksum failure and let another error through is error-continue.
+ *
+ * umount_error: the first ext4/jbd2 error line logged while the LAST umount
+ * step ran (between the step before and its result: the agent drains the
+ * kernel's messages before each result).
+ *
+ * note: the first line of the kernel checking its own state (klog.c's
+ * FB_KLOG_NOTE, jbd2's "Spotted dirty metadata buffer"): never a detection.
+ *
+ * signals (outcome.h struct fb_signals): the detection as the message
+ * tells it (detail's line, its class and function from klog.c) and as the
+ * errno ext4 passed on tells it: the first FAN_FS_ERROR event ("A fserror
+ * ERRNO INO COUNT", the error ext4 recorded first) or, when none came, the
+ * first failing step whose errno names a class (EBADMSG csum, EUCLEAN
+ * sanity, EIO io; an EIO after the journal aborted or ext4 went read-only
+ * is their consequence, EROFS names none). Two known classes that differ
+ * are a conflict (an ambiguous message excepted), explained by klog.c's
+ * table or "unexplained". detect (decide_detect) is csum when either says
+ * csum; without the fanotify witness ("A fserror-watch", no
+ * "fserror-unavailable") the errno does not decide.
  *
  * warning: "WARNING:", "BUG:" or "UBSAN:" in a kernel line.
  *
@@ -229,10 +256,11 @@ static bool parse_step(const char *line, size_t len, struct step_line *s)
 	return true;
 }
 
-/* Whether step TEXT (after an "expect ERRNAME " or "may " prefix) is a mount. */
-static bool is_mount(const char *text, size_t len)
+/* Whether step TEXT (after an "expect ERRNAME " or "may " prefix) is operation OP. */
+static bool is_op(const char *text, size_t len, const char *op)
 {
 	const char *end = text + len, *sp;
+	size_t k = strlen(op);
 
 	if (starts(text, len, "may ")) {
 		text += 4;
@@ -242,22 +270,44 @@ static bool is_mount(const char *text, size_t len)
 			return false;
 		text = sp + 1;
 	}
-	return starts(text, end - text, "mount") &&
-	       (end - text == 5 || text[5] == ' ');
+	return starts(text, end - text, op) &&
+	       ((size_t)(end - text) == k || text[k] == ' ');
+}
+
+static bool is_mount(const char *text, size_t len)
+{
+	return is_op(text, len, "mount");
+}
+
+static bool is_umount(const char *text, size_t len)
+{
+	return is_op(text, len, "umount");
 }
 
 /* Everything fb_classify() collects in one pass. */
 struct findings {
-	char detail[FB_KLOG_IO + 1][256];	/* first line of each class, "" if none */
+	char detail[FB_KLOG_AMBIGUOUS + 1][256];	/* first line of each class, "" if none */
+	char func[FB_KLOG_AMBIGUOUS + 1][64];	/* the function that printed it */
 	bool csumerr_detail;	/* detail[FB_KLOG_CSUM] is a csum-error line */
-	bool ext4_error;	/* an "EXT4-fs error" line */
+	int ext4_error;		/* "EXT4-fs error" lines of the probe's mount (see errors_seen) */
+	int win_errors;		/* "EXT4-fs error" lines since the last step result */
+	char win_line[256];	/* the first ext4/jbd2 error line since then */
+	char umount_line[256];	/* win_line at the last umount step's result */
+	char note[256];		/* the first FB_KLOG_NOTE line */
+	bool gone_ro;		/* the journal aborted or ext4 went read-only */
+	bool fan_watched, fan_unavailable;
+	char fan_err[24];	/* the first FAN_FS_ERROR event's errno, "" before one */
+	char step_err[24];	/* the first failing step's errno that names a class */
+	char step_line[160];	/* that step, "step N TEXT" */
 	bool recovered;		/* a csum-error line ending in "recovered" */
 	unsigned reactions;
 	bool ready;
 	int mount;		/* mount steps: 0 none, 1 all ok, -1 one refused */
 	char mount_line[256];
+	/* of the current mount (a mount step that succeeds starts another) */
 	int probe;		/* last write probe: 0 none, 1 ok, 2 EROFS, 3 EIO, -1 other */
 	int read_probe;		/* last read probe: 0 none, 1 ok, 2 EIO, -1 other */
+	enum fb_reaction mounts_reaction;	/* the worst of the mounts before */
 	char eio_line[256];	/* first step that ended "err EIO" */
 	char exit_kind[32];	/* "H exit KIND" */
 	char exit_detail[200];
@@ -284,23 +334,106 @@ static bool ends_with_word(const char *t, size_t len, const char *word)
 	return len > k && t[len - k - 1] == ' ' && !memcmp(t + len - k, word, k);
 }
 
+/* Lines that say the journal aborted or ext4 stopped writing: later EIOs are theirs. */
+static bool goes_read_only(const char *t)
+{
+	return strstr(t, "Remounting filesystem read-only") || strstr(t, "Aborting journal") ||
+	       strstr(t, "Detected aborted journal");
+}
+
 static void see_kernel(struct findings *f, const struct kline *k)
 {
-	enum fb_klog_class c = fb_klog_class(k->text);
+	char func[64];
+	enum fb_klog_class c = fb_klog_rule(k->text, func, sizeof(func));
 	enum fb_klog_family fam = fb_klog_family(k->text);
+	bool detection = c == FB_KLOG_CSUM || c == FB_KLOG_SANITY || c == FB_KLOG_IO ||
+			 c == FB_KLOG_AMBIGUOUS;
 
 	f->reactions |= fb_klog_reactions(k->text);
 	if (fam == FB_KLOG_FAM_ERROR)
-		f->ext4_error = true;
+		f->win_errors++;
+	if (!f->win_line[0] && fam != FB_KLOG_FAM_ANY && (fam == FB_KLOG_FAM_ERROR || detection))
+		copy_line(f->win_line, sizeof(f->win_line), k->text, k->len);
+	f->gone_ro |= goes_read_only(k->text);
 	if (fam == FB_KLOG_FAM_CSUMERR && ends_with_word(k->text, k->len, "recovered"))
 		f->recovered = true;
-	if (c == FB_KLOG_NONE || c == FB_KLOG_CONSEQUENCE)
+	if (c == FB_KLOG_NOTE && !f->note[0])
+		copy_line(f->note, sizeof(f->note), k->text, k->len);
+	if (!detection)
 		return;
 	if (!f->detail[c][0] || (fam == FB_KLOG_FAM_CSUMERR && !f->csumerr_detail)) {
 		copy_line(f->detail[c], sizeof(f->detail[c]), k->text, k->len);
+		snprintf(f->func[c], sizeof(f->func[c]), "%s", func);
 		if (fam == FB_KLOG_FAM_CSUMERR)
 			f->csumerr_detail = true;
 	}
+}
+
+/* The class of an errno name as ext4 passes it on (EFSBADCRC is EBADMSG). */
+static enum fb_signal errno_signal(const char *e)
+{
+	if (!strcmp(e, "EBADMSG") || !strcmp(e, "EFSBADCRC"))
+		return FB_SIGNAL_CSUM;
+	if (!strcmp(e, "EUCLEAN") || !strcmp(e, "EFSCORRUPTED"))
+		return FB_SIGNAL_SANITY;
+	if (!strcmp(e, "EIO"))
+		return FB_SIGNAL_IO;
+	return FB_SIGNAL_NONE;
+}
+
+/*
+ * The agent's fserror lines (witness/fserror.h has their full grammar):
+ * whether the workload was watched, and the first event's errno, a word
+ * of at most 23 bytes.
+ */
+static void see_fserror(struct findings *f, const char *line, size_t len)
+{
+	const char *p = line + strlen("A fserror "), *end = line + len;
+	size_t n;
+
+	if (starts(line, len, "A fserror-watch "))
+		f->fan_watched = true;
+	else if (starts(line, len, "A fserror-unavailable "))
+		f->fan_unavailable = true;
+	if (!starts(line, len, "A fserror ") || f->fan_err[0])
+		return;
+	for (n = 0; p + n < end && p[n] != ' '; n++)
+		;
+	if (n && n < sizeof(f->fan_err))
+		copy_line(f->fan_err, sizeof(f->fan_err), p, n);
+}
+
+/*
+ * How the filesystem of the current mount reacted, by its last probes and
+ * its own ext4 errors:
+ *   shutdown        the write probe and the read probe ended "err EIO"
+ *   remount-ro      the write probe ended "err EROFS"
+ *   error-continue  an "EXT4-fs error" line and the write probe ended ok
+ *   recovered       a csum-error line ending in "recovered" and the probe ok
+ */
+static enum fb_reaction mount_reaction(const struct findings *f)
+{
+	if (f->probe == 3 && f->read_probe == 2)
+		return FB_REACT_SHUTDOWN;
+	if (f->probe == 2)
+		return FB_REACT_REMOUNT_RO;
+	if (f->probe == 1 && f->ext4_error)
+		return FB_REACT_ERROR_CONTINUE;
+	if (f->probe == 1 && f->recovered)
+		return FB_REACT_RECOVERED;
+	return FB_REACT_NONE;
+}
+
+/* A mount ends (another starts): keep its reaction, forget its probes. */
+static void close_mount(struct findings *f)
+{
+	enum fb_reaction r = mount_reaction(f);
+
+	if (r > f->mounts_reaction)
+		f->mounts_reaction = r;
+	f->probe = 0;
+	f->read_probe = 0;
+	f->ext4_error = 0;
 }
 
 static void see_step(struct findings *f, const char *line, size_t len,
@@ -329,6 +462,28 @@ static void see_step(struct findings *f, const char *line, size_t len,
 				!strcmp(s->err, "EIO") ? 2 : -1;
 	if (!s->ok && !strcmp(s->err, "EIO") && !f->eio_line[0])
 		copy_line(f->eio_line, sizeof(f->eio_line), text, n);
+	/* an EIO after the journal aborted or ext4 went read-only is theirs */
+	if (!s->ok && !f->step_err[0] && errno_signal(s->err) != FB_SIGNAL_NONE &&
+	    !(f->gone_ro && !strcmp(s->err, "EIO"))) {
+		snprintf(f->step_err, sizeof(f->step_err), "%s", s->err);
+		snprintf(f->step_line, sizeof(f->step_line), "%.*s",
+			 (int)(s->text + s->text_len - text), text);
+	}
+	/*
+	 * The ext4 errors the reaction weighs are those of the probe's mount:
+	 * a mount starts them afresh with its own, an umount's are its own
+	 * (umount_line), never a reaction of the workload.
+	 */
+	if (is_mount(s->text, s->text_len) && s->ok) {
+		close_mount(f);
+		f->ext4_error = f->win_errors;
+	}
+	else if (is_umount(s->text, s->text_len))
+		snprintf(f->umount_line, sizeof(f->umount_line), "%s", f->win_line);
+	else
+		f->ext4_error += f->win_errors;
+	f->win_errors = 0;
+	f->win_line[0] = '\0';
 }
 
 static void see_exit(struct findings *f, const char *line, size_t len)
@@ -360,23 +515,113 @@ static void scan(const char *t, size_t len, struct findings *f, struct kline *k)
 			see_exit(f, line, n);
 		else if (starts(line, n, "A beat "))
 			f->beat = atoi(line + 7);
+		else if (starts(line, n, "A fserror"))
+			see_fserror(f, line, n);
 	}
+	/* the lines after the last step: the agent's sync before "done" */
+	f->ext4_error += f->win_errors;
 }
 
-static enum fb_detect decide_detect(const struct findings *f, char *detail,
-				    size_t size)
+/*
+ * The message's class: the first line of the first class present in the
+ * order csum, ambiguous (it may be a checksum), sanity, io.
+ */
+static void message_signal(const struct findings *f, struct fb_signals *sig)
 {
-	static const struct { enum fb_klog_class c; enum fb_detect d; } order[] = {
-		{ FB_KLOG_CSUM, FB_DETECT_CSUM },
-		{ FB_KLOG_SANITY, FB_DETECT_SANITY },
-		{ FB_KLOG_IO, FB_DETECT_IO },
+	static const struct { enum fb_klog_class c; enum fb_signal s; } order[] = {
+		{ FB_KLOG_CSUM, FB_SIGNAL_CSUM },
+		{ FB_KLOG_AMBIGUOUS, FB_SIGNAL_AMBIGUOUS },
+		{ FB_KLOG_SANITY, FB_SIGNAL_SANITY },
+		{ FB_KLOG_IO, FB_SIGNAL_IO },
 	};
 
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (f->detail[order[i].c][0]) {
-			snprintf(detail, size, "%s", f->detail[order[i].c]);
-			return order[i].d;
+			sig->msg = order[i].s;
+			snprintf(sig->msg_line, sizeof(sig->msg_line), "%s", f->detail[order[i].c]);
+			snprintf(sig->msg_func, sizeof(sig->msg_func), "%s", f->func[order[i].c]);
+			return;
 		}
+	}
+}
+
+/*
+ * The errno's class: the first FAN_FS_ERROR event's (the error ext4
+ * recorded first), or with none the first failing step's that names a
+ * class; an EIO after the journal aborted or ext4 went read-only is theirs,
+ * and EROFS names none.
+ */
+static void errno_signal_of(const struct findings *f, struct fb_signals *sig)
+{
+	const char *e = f->fan_err[0] ? f->fan_err : f->step_err;
+
+	sig->fanotify = f->fan_watched && !f->fan_unavailable;
+	if (!*e)
+		return;
+	sig->err = errno_signal(e);
+	snprintf(sig->err_name, sizeof(sig->err_name), "%s", e);
+	snprintf(sig->err_source, sizeof(sig->err_source), "%s",
+		 f->fan_err[0] ? "fanotify" : f->step_line);
+}
+
+static enum fb_klog_class klog_of(enum fb_signal s)
+{
+	return s == FB_SIGNAL_CSUM ? FB_KLOG_CSUM : s == FB_SIGNAL_SANITY ? FB_KLOG_SANITY :
+	       s == FB_SIGNAL_IO ? FB_KLOG_IO : FB_KLOG_NONE;
+}
+
+/*
+ * Two known classes that differ (an ambiguous message excepted) are a
+ * conflict: said, with the kernel function that explains it, or
+ * "unexplained".
+ */
+static void conflict(struct fb_signals *sig)
+{
+	const char *why;
+
+	sig->conflict[0] = '\0';
+	if (sig->msg == FB_SIGNAL_NONE || sig->msg == FB_SIGNAL_AMBIGUOUS ||
+	    sig->err == FB_SIGNAL_NONE || sig->msg == sig->err)
+		return;
+	why = fb_klog_conflict(sig->msg_func, sig->msg_line, klog_of(sig->msg), klog_of(sig->err));
+	snprintf(sig->conflict, sizeof(sig->conflict), "message %s (%s), errno %s (%s, %s): %s",
+		 fb_signal_name(sig->msg), sig->msg_func[0] ? sig->msg_func : "?",
+		 fb_signal_name(sig->err), sig->err_name, sig->err_source,
+		 why ? why : "unexplained");
+}
+
+static enum fb_detect detect_of(enum fb_signal s)
+{
+	return s == FB_SIGNAL_CSUM ? FB_DETECT_CSUM : s == FB_SIGNAL_IO ? FB_DETECT_IO :
+	       FB_DETECT_SANITY;
+}
+
+/*
+ * detect: csum when either signal says csum (the errno only with the
+ * fanotify witness: without it the case is decided from the message, as
+ * before the witness); else the message's class, an ambiguous message
+ * taking the errno's csum or sanity, else sanity; else, with the witness,
+ * a csum or sanity errno no message explained; then a step's EIO, a
+ * refused mount, none.
+ */
+static enum fb_detect decide_detect(const struct findings *f, struct fb_signals *sig,
+				    char *detail, size_t size)
+{
+	enum fb_signal e;
+
+	message_signal(f, sig);
+	errno_signal_of(f, sig);
+	conflict(sig);
+	e = sig->fanotify ? sig->err : FB_SIGNAL_NONE;
+	if (sig->msg != FB_SIGNAL_NONE) {
+		snprintf(detail, size, "%s", sig->msg_line);
+		if (e == FB_SIGNAL_CSUM)
+			return FB_DETECT_CSUM;
+		return detect_of(sig->msg);
+	}
+	if (e == FB_SIGNAL_CSUM || e == FB_SIGNAL_SANITY) {
+		snprintf(detail, size, "%s %s", sig->err_source, sig->err_name);
+		return detect_of(e);
 	}
 	if (f->eio_line[0]) {
 		snprintf(detail, size, "%s", f->eio_line);
@@ -408,6 +653,7 @@ static bool slow_step(const struct findings *f, double *silence)
 
 static enum fb_reaction decide_reaction(const struct findings *f)
 {
+	enum fb_reaction r;
 	double silence;
 
 	if (f->reactions & FB_KLOG_KASAN)
@@ -421,15 +667,8 @@ static enum fb_reaction decide_reaction(const struct findings *f)
 		return FB_REACT_HANG;
 	if (f->mount < 0)
 		return FB_REACT_MOUNT_REFUSED;
-	if (f->probe == 3 && f->read_probe == 2)
-		return FB_REACT_SHUTDOWN;
-	if (f->probe == 2)
-		return FB_REACT_REMOUNT_RO;
-	if (f->probe == 1 && f->ext4_error)
-		return FB_REACT_ERROR_CONTINUE;
-	if (f->probe == 1 && f->recovered)
-		return FB_REACT_RECOVERED;
-	return FB_REACT_NONE;
+	r = mount_reaction(f);
+	return r > f->mounts_reaction ? r : f->mounts_reaction;
 }
 
 static void decide_infra(const struct findings *f, char *infra, size_t size)
@@ -467,7 +706,10 @@ int fb_classify(const char *transcript, size_t len, struct fb_outcome *ret)
 		return -ENOMEM;
 	}
 	scan(transcript, len, f, k);
-	ret->detect = decide_detect(f, ret->detail, sizeof(ret->detail));
+	memset(&ret->sig, 0, sizeof(ret->sig));
+	ret->detect = decide_detect(f, &ret->sig, ret->detail, sizeof(ret->detail));
+	snprintf(ret->umount_error, sizeof(ret->umount_error), "%s", f->umount_line);
+	snprintf(ret->note, sizeof(ret->note), "%s", f->note);
 	ret->reaction = decide_reaction(f);
 	ret->warning = f->reactions & FB_KLOG_WARNING;
 	ret->fsck = FB_FSCK_NOT_RUN;

@@ -22,173 +22,212 @@ enum rule_class {
 	R_CSUM = FB_KLOG_CSUM,
 	R_SANITY = FB_KLOG_SANITY,
 	R_IO = FB_KLOG_IO,
+	R_AMBIGUOUS = FB_KLOG_AMBIGUOUS,
 	R_CONSEQUENCE = FB_KLOG_CONSEQUENCE,
+	R_NOTE = FB_KLOG_NOTE,
 	R_ERRNO,	/* -74 (EFSBADCRC) csum, -5 io, any other sanity */
 };
 
 struct detect_rule {
 	enum fb_klog_family fam;	/* FB_KLOG_FAM_ANY: any line */
-	const char *needle;		/* a substring, case ignored; "" matches all */
+	/*
+	 * A substring, case ignored; "" matches all. "%u" stands for one or
+	 * more digits, a final "$" for the end of the message.
+	 */
+	const char *needle;
 	enum rule_class cls;
+	/*
+	 * The kernel function that prints the message; NULL: the one the
+	 * line names ("EXT4-fs error (device D): FUNC:LINE: ...").
+	 */
+	const char *func;
 };
 
 /*
  * First match wins, so checksum lines come first, then the lines that only
- * report an earlier error, then I/O errors, then every other check.
+ * report an earlier error, then I/O errors, then every other check. Where
+ * 6.12 words a message otherwise than 6.1, both wordings are listed.
  */
 static const struct detect_rule detect_rules[] = {
 	/* the patched series' structured line, at every verification site */
-	{ FB_KLOG_FAM_CSUMERR, "", R_CSUM },
+	{ FB_KLOG_FAM_CSUMERR, "EXT4-fs csum-error", R_CSUM, "ext4_csum_error" },
+	{ FB_KLOG_FAM_CSUMERR, "JBD2 csum-error", R_CSUM, "jbd2_csum_error" },
 	/* __ext4_iget */
-	{ FB_KLOG_FAM_ERROR, "iget: checksum invalid", R_CSUM },
+	{ FB_KLOG_FAM_ERROR, "iget: checksum invalid", R_CSUM, "__ext4_iget" },
 	/* ext4_validate_block_bitmap */
-	{ FB_KLOG_FAM_ERROR, "bad block bitmap checksum", R_CSUM },
-	/* ext4_validate_inode_bitmap: 6.1 prints it only on a bad checksum */
-	{ FB_KLOG_FAM_ERROR, "Corrupt inode bitmap", R_CSUM },
+	{ FB_KLOG_FAM_ERROR, "bad block bitmap checksum", R_CSUM, "ext4_validate_block_bitmap" },
+	/* ext4_validate_inode_bitmap: 6.1 and 6.12 print it only on a bad checksum */
+	{ FB_KLOG_FAM_ERROR, "Corrupt inode bitmap", R_CSUM, "ext4_validate_inode_bitmap" },
 	/*
 	 * __ext4_ext_check: the only message of its checksum branch; its other
 	 * messages ("invalid magic", "invalid eh_entries", ...) are the sanity
 	 * checks that run before the checksum
 	 */
-	{ FB_KLOG_FAM_ERROR, "bad header/extent: extent tree corrupted", R_CSUM },
+	{ FB_KLOG_FAM_ERROR, "bad header/extent: extent tree corrupted", R_CSUM, "__ext4_ext_check" },
 	/* __ext4_read_dirblock: a leaf, then an htree node */
-	{ FB_KLOG_FAM_ERROR, "Directory block failed checksum", R_CSUM },
-	{ FB_KLOG_FAM_ERROR, "Directory index failed checksum", R_CSUM },
+	{ FB_KLOG_FAM_ERROR, "Directory block failed checksum", R_CSUM, "__ext4_read_dirblock" },
+	{ FB_KLOG_FAM_ERROR, "Directory index failed checksum", R_CSUM, "__ext4_read_dirblock" },
 	/* __ext4_find_entry */
-	{ FB_KLOG_FAM_ERROR, "checksumming directory block", R_CSUM },
+	{ FB_KLOG_FAM_ERROR, "checksumming directory block", R_CSUM, "__ext4_find_entry" },
 	/* ext4_readdir */
-	{ FB_KLOG_FAM_ERROR, "directory fails checksum at offset", R_CSUM },
+	{ FB_KLOG_FAM_ERROR, "directory fails checksum at offset", R_CSUM, "ext4_readdir" },
 	/* ext4_init_orphan_info (the orphan file) */
-	{ FB_KLOG_FAM_ERROR, "bad checksum", R_CSUM },
+	{ FB_KLOG_FAM_ERROR, "bad checksum", R_CSUM, "ext4_init_orphan_info" },
 	/* ext4_std_error of -EFSBADCRC */
-	{ FB_KLOG_FAM_ERROR, "Filesystem failed CRC", R_CSUM },
+	{ FB_KLOG_FAM_ERROR, "Filesystem failed CRC", R_CSUM, "__ext4_std_error" },
+	/*
+	 * 6.12's check_xattrs names the check after the block: the checksum
+	 * ("invalid checksum"), the header, the entries. 6.1's
+	 * __ext4_xattr_check_block prints "corrupted xattr block N" and
+	 * nothing more for a bad checksum, magic, h_blocks or entry alike.
+	 */
+	{ FB_KLOG_FAM_ERROR, "corrupted xattr block %u: invalid checksum", R_CSUM, "check_xattrs" },
+	{ FB_KLOG_FAM_ERROR, "corrupted xattr block %u: ", R_SANITY, "check_xattrs" },
+	{ FB_KLOG_FAM_ERROR, "corrupted xattr block %u$", R_AMBIGUOUS, "__ext4_xattr_check_block" },
 	/*
 	 * ext4_read_block_bitmap_nowait after ext4_init_block_bitmap found a
 	 * bad group descriptor checksum (-74); another errno there is sanity
 	 */
-	{ FB_KLOG_FAM_ERROR, "Failed to init block bitmap", R_ERRNO },
+	{ FB_KLOG_FAM_ERROR, "Failed to init block bitmap", R_ERRNO, "ext4_read_block_bitmap_nowait" },
 	/* ext4_check_descriptors, __ext4_remount */
-	{ FB_KLOG_FAM_MSG, "Checksum for group", R_CSUM },
+	{ FB_KLOG_FAM_MSG, "Checksum for group", R_CSUM, "ext4_check_descriptors" },
 	/* ext4_init_metadata_csum */
-	{ FB_KLOG_FAM_MSG, "invalid superblock checksum", R_CSUM },
+	{ FB_KLOG_FAM_MSG, "invalid superblock checksum", R_CSUM, "ext4_init_metadata_csum" },
 	/* ext4_update_backup_sb */
-	{ FB_KLOG_FAM_MSG, "Invalid checksum for backup superblock", R_CSUM },
+	{ FB_KLOG_FAM_MSG, "Invalid checksum for backup superblock", R_CSUM, "ext4_update_backup_sb" },
 	/* read_mmp_block: a warning only; -117 there is a bad magic */
-	{ FB_KLOG_FAM_WARNING, "while reading MMP block", R_ERRNO },
+	{ FB_KLOG_FAM_WARNING, "while reading MMP block", R_ERRNO, "read_mmp_block" },
 	/* do_one_pass: a descriptor or data block */
-	{ FB_KLOG_FAM_JBD2, "Invalid checksum recovering", R_CSUM },
+	{ FB_KLOG_FAM_JBD2, "Invalid checksum recovering", R_CSUM, "do_one_pass" },
 	/* do_one_pass: a revoke or descriptor block */
-	{ FB_KLOG_FAM_JBD2, "Invalid checksum found in transaction", R_CSUM },
-	/* journal_get_superblock */
-	{ FB_KLOG_FAM_JBD2, "journal checksum error", R_CSUM },
+	{ FB_KLOG_FAM_JBD2, "Invalid checksum found in transaction", R_CSUM, "do_one_pass" },
+	/* journal_get_superblock (6.1), journal_check_superblock (6.12) */
+	{ FB_KLOG_FAM_JBD2, "journal checksum error", R_CSUM, "journal_get_superblock" },
 	/*
 	 * jbd2_journal_load: j_failed_commit is set only when a commit block's
 	 * checksum failed in the scan pass
 	 */
-	{ FB_KLOG_FAM_JBD2, "is corrupt.", R_CSUM },
+	{ FB_KLOG_FAM_JBD2, "is corrupt.", R_CSUM, "jbd2_journal_load" },
 	/* jbd2_journal_skip_recovery */
-	{ FB_KLOG_FAM_JBD2, "scanning journal", R_ERRNO },
+	{ FB_KLOG_FAM_JBD2, "scanning journal", R_ERRNO, "jbd2_journal_skip_recovery" },
+
+	/*
+	 * The kernel checking its own state, not the disk's: jbd2's
+	 * warn_dirty_buffer finds a buffer dirtied outside the journal
+	 * ("Spotted dirty metadata buffer ... risk of filesystem corruption in
+	 * case of system crash"). Before the "corrupt" rule below.
+	 */
+	{ FB_KLOG_FAM_JBD2, "Spotted dirty metadata buffer", R_NOTE, "warn_dirty_buffer" },
 
 	/* an earlier error's consequence, not a detection of its own */
-	{ FB_KLOG_FAM_ERROR, "Detected aborted journal", R_CONSEQUENCE },
-	{ FB_KLOG_FAM_ERROR, "Journal has aborted", R_CONSEQUENCE },
-	{ FB_KLOG_FAM_ERROR, "Readonly filesystem", R_CONSEQUENCE },
-	{ FB_KLOG_FAM_ERROR, "Out of memory", R_CONSEQUENCE },
+	{ FB_KLOG_FAM_ERROR, "Detected aborted journal", R_CONSEQUENCE, "ext4_journal_check_start" },
+	{ FB_KLOG_FAM_ERROR, "Journal has aborted", R_CONSEQUENCE, "__ext4_std_error" },
+	{ FB_KLOG_FAM_ERROR, "Readonly filesystem", R_CONSEQUENCE, "__ext4_std_error" },
+	{ FB_KLOG_FAM_ERROR, "Out of memory", R_CONSEQUENCE, "__ext4_std_error" },
 	/*
 	 * ext4_load_journal and jbd2_journal_recover after the journal failed
 	 * to load: jbd2 says why in a line of its own (an I/O error, a
 	 * checksum, a bad block); without one the refused mount is the
 	 * detection
 	 */
-	{ FB_KLOG_FAM_MSG, "error loading journal", R_CONSEQUENCE },
-	{ FB_KLOG_FAM_JBD2, "recovery failed", R_CONSEQUENCE },
+	{ FB_KLOG_FAM_MSG, "error loading journal", R_CONSEQUENCE, "ext4_load_journal" },
+	{ FB_KLOG_FAM_JBD2, "recovery failed", R_CONSEQUENCE, "jbd2_journal_load" },
 
-	/*
-	 * blk_print_req_error ("I/O error, dev vda, sector ..."), "Buffer I/O
-	 * error", ext4_end_bio, jbd2 recovery; checked before sanity
-	 */
-	{ FB_KLOG_FAM_ANY, "I/O error", R_IO },
-	{ FB_KLOG_FAM_ANY, "IO error", R_IO },
+	/* I/O errors, checked before sanity: the block layer's, then ext4's and jbd2's */
+	{ FB_KLOG_FAM_ANY, "I/O error, dev", R_IO, "blk_print_req_error" },
+	{ FB_KLOG_FAM_ANY, "Buffer I/O error", R_IO, "buffer_io_error" },
+	{ FB_KLOG_FAM_JBD2, "I/O error when updating journal superblock", R_IO,
+	  "jbd2_write_superblock" },
+	{ FB_KLOG_FAM_JBD2, "IO error reading journal superblock", R_IO, "journal_get_superblock" },
+	{ FB_KLOG_FAM_JBD2, "IO error -%u recovering", R_IO, "do_one_pass" },
+	{ FB_KLOG_FAM_ANY, "I/O error", R_IO, NULL },		/* ext4_end_bio, "I/O error 10 writing to inode" */
+	{ FB_KLOG_FAM_ANY, "IO error", R_IO, NULL },
+	/* journal_load_superblock (6.12; 6.1 says "IO error reading journal superblock") */
+	{ FB_KLOG_FAM_ANY, "Cannot read journal superblock", R_IO, "journal_load_superblock" },
 	/* ext4_std_error of -EIO */
-	{ FB_KLOG_FAM_ERROR, "IO failure", R_IO },
+	{ FB_KLOG_FAM_ERROR, "IO failure", R_IO, "__ext4_std_error" },
+	/*
+	 * ext4_put_super: jbd2_journal_destroy of a journal not aborted before
+	 * failed, which only a failed checkpoint or superblock write does
+	 */
+	{ FB_KLOG_FAM_ERROR, "Couldn't clean up the journal", R_IO, "ext4_put_super" },
 	/* __ext4_get_inode_loc */
-	{ FB_KLOG_FAM_ERROR, "unable to read itable block", R_IO },
+	{ FB_KLOG_FAM_ERROR, "unable to read itable block", R_IO, "__ext4_get_inode_loc" },
 	/* a block or inode bitmap read failed */
-	{ FB_KLOG_FAM_ERROR, "Cannot read", R_IO },
+	{ FB_KLOG_FAM_ERROR, "Cannot read", R_IO, NULL },
 	/* __ext4_find_entry, the xattr code */
-	{ FB_KLOG_FAM_ERROR, "reading directory lblock", R_IO },
-	{ FB_KLOG_FAM_ERROR, "read error", R_IO },
+	{ FB_KLOG_FAM_ERROR, "reading directory lblock", R_IO, "__ext4_find_entry" },
+	{ FB_KLOG_FAM_ERROR, "read error", R_IO, NULL },
 	/* ext4_load_super, ext4_group_desc_init */
-	{ FB_KLOG_FAM_MSG, "unable to read superblock", R_IO },
-	{ FB_KLOG_FAM_MSG, "Can't read superblock", R_IO },
-	{ FB_KLOG_FAM_MSG, "can't read group descriptor", R_IO },
+	{ FB_KLOG_FAM_MSG, "unable to read superblock", R_IO, "ext4_load_super" },
+	{ FB_KLOG_FAM_MSG, "Can't read superblock", R_IO, "ext4_load_super" },
+	{ FB_KLOG_FAM_MSG, "can't read group descriptor", R_IO, "ext4_group_desc_init" },
 	/* jread */
-	{ FB_KLOG_FAM_JBD2, "Failed to read block", R_IO },
+	{ FB_KLOG_FAM_JBD2, "Failed to read block", R_IO, "jread" },
 	/* "error -5 reading directory (index) block", "Error -5 loading buddy" */
-	{ FB_KLOG_FAM_WARNING, "reading directory block", R_ERRNO },
-	{ FB_KLOG_FAM_WARNING, "reading directory index block", R_ERRNO },
-	{ FB_KLOG_FAM_WARNING, "loading buddy information", R_ERRNO },
+	{ FB_KLOG_FAM_WARNING, "reading directory block", R_ERRNO, "__ext4_read_dirblock" },
+	{ FB_KLOG_FAM_WARNING, "reading directory index block", R_ERRNO, "dx_probe" },
+	{ FB_KLOG_FAM_WARNING, "loading buddy information", R_ERRNO, "ext4_mb_load_buddy" },
 
 	/*
 	 * Every other "EXT4-fs error": bad magic, bad header, invalid block,
-	 * htree, inline data, bitmap bounds ... In 6.1 "corrupted xattr block
-	 * N" (__ext4_xattr_check_block) stands for a bad magic, h_blocks,
-	 * checksum or entry alike, so it counts here.
+	 * htree, inline data, bitmap bounds, 6.1's "corrupted in-inode
+	 * xattr" ... The function is the one the line names.
 	 */
-	{ FB_KLOG_FAM_ERROR, "", R_SANITY },
+	{ FB_KLOG_FAM_ERROR, "", R_SANITY, NULL },
 	/* dx_probe */
-	{ FB_KLOG_FAM_WARNING, "Unrecognised inode hash code", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "Hash in dirent", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "Hash code is SIPHASH", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "Unimplemented hash", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "htree depth", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "dx entry:", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "Corrupt directory", R_SANITY },
+	{ FB_KLOG_FAM_WARNING, "Unrecognised inode hash code", R_SANITY, "dx_probe" },
+	{ FB_KLOG_FAM_WARNING, "Hash in dirent", R_SANITY, "dx_probe" },
+	{ FB_KLOG_FAM_WARNING, "Hash code is SIPHASH", R_SANITY, "dx_probe" },
+	{ FB_KLOG_FAM_WARNING, "Unimplemented hash", R_SANITY, "dx_probe" },
+	{ FB_KLOG_FAM_WARNING, "htree depth", R_SANITY, "dx_probe" },
+	{ FB_KLOG_FAM_WARNING, "dx entry:", R_SANITY, "dx_probe" },
+	{ FB_KLOG_FAM_WARNING, "Corrupt directory", R_SANITY, NULL },
 	/* inline directories, MMP, htree version, xattr and leaf space, groups */
-	{ FB_KLOG_FAM_WARNING, "bad inline directory", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "directory missing", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "Invalid MMP block", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "hash tree version", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "> max in inode", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "No space for directory leaf checksum", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "bad group: expected", R_SANITY },
-	{ FB_KLOG_FAM_WARNING, "too many links", R_SANITY },
+	{ FB_KLOG_FAM_WARNING, "bad inline directory", R_SANITY, NULL },
+	{ FB_KLOG_FAM_WARNING, "directory missing", R_SANITY, NULL },
+	{ FB_KLOG_FAM_WARNING, "Invalid MMP block", R_SANITY, NULL },
+	{ FB_KLOG_FAM_WARNING, "hash tree version", R_SANITY, NULL },
+	{ FB_KLOG_FAM_WARNING, "> max in inode", R_SANITY, NULL },
+	{ FB_KLOG_FAM_WARNING, "No space for directory leaf checksum", R_SANITY, NULL },
+	{ FB_KLOG_FAM_WARNING, "bad group: expected", R_SANITY, NULL },
+	{ FB_KLOG_FAM_WARNING, "too many links", R_SANITY, NULL },
 	/* the mount-time checks of ext4_fill_super and its helpers */
-	{ FB_KLOG_FAM_MSG, "corrupt", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "invalid", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "bad ", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "insanely", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "too big", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "too large", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "not valid", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "inconsistent", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "mismatch", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "Can't find ext4 filesystem", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "ext4_check_descriptors", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "unsupported", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "unknown", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "overlaps", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "not in group", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "no journal found", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "journal inode", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "bmap failed", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "root inode", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "revision level too high", R_SANITY },
-	{ FB_KLOG_FAM_MSG, "orphan file", R_SANITY },
+	{ FB_KLOG_FAM_MSG, "corrupt", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "invalid", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "bad ", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "insanely", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "too big", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "too large", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "not valid", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "inconsistent", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "mismatch", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "Can't find ext4 filesystem", R_SANITY, "ext4_load_super" },
+	{ FB_KLOG_FAM_MSG, "ext4_check_descriptors", R_SANITY, "ext4_check_descriptors" },
+	{ FB_KLOG_FAM_MSG, "unsupported", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "unknown", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "overlaps", R_SANITY, "ext4_check_descriptors" },
+	{ FB_KLOG_FAM_MSG, "not in group", R_SANITY, "ext4_check_descriptors" },
+	{ FB_KLOG_FAM_MSG, "no journal found", R_SANITY, "ext4_get_journal_inode" },
+	{ FB_KLOG_FAM_MSG, "journal inode", R_SANITY, "ext4_get_journal_inode" },
+	{ FB_KLOG_FAM_MSG, "bmap failed", R_SANITY, "ext4_get_journal_inode" },
+	{ FB_KLOG_FAM_MSG, "root inode", R_SANITY, "__ext4_fill_super" },
+	{ FB_KLOG_FAM_MSG, "revision level too high", R_SANITY, "ext4_feature_set_ok" },
+	{ FB_KLOG_FAM_MSG, "orphan file", R_SANITY, "ext4_init_orphan_info" },
 	/*
 	 * jbd2's own checks; "recovery failed" alone does not say which block
 	 * failed. A bad revoke or commit block checksum that ends the log
 	 * prints nothing at all.
 	 */
-	{ FB_KLOG_FAM_JBD2, "corrupt", R_SANITY },
-	{ FB_KLOG_FAM_JBD2, "Invalid", R_SANITY },
-	{ FB_KLOG_FAM_JBD2, "bad block", R_SANITY },
-	{ FB_KLOG_FAM_JBD2, "no valid journal superblock", R_SANITY },
-	{ FB_KLOG_FAM_JBD2, "unrecognised", R_SANITY },
-	{ FB_KLOG_FAM_JBD2, "too short", R_SANITY },
-	{ FB_KLOG_FAM_JBD2, "recovery pass", R_SANITY },
-	{ FB_KLOG_FAM_JBD2, "Unknown checksum type", R_SANITY },
-	{ FB_KLOG_FAM_JBD2, "Can't enable checksumming", R_SANITY },
+	{ FB_KLOG_FAM_JBD2, "corrupt", R_SANITY, "do_one_pass" },
+	{ FB_KLOG_FAM_JBD2, "Invalid", R_SANITY, "do_one_pass" },
+	{ FB_KLOG_FAM_JBD2, "bad block", R_SANITY, "do_one_pass" },
+	{ FB_KLOG_FAM_JBD2, "no valid journal superblock", R_SANITY, "journal_get_superblock" },
+	{ FB_KLOG_FAM_JBD2, "unrecognised", R_SANITY, "journal_get_superblock" },
+	{ FB_KLOG_FAM_JBD2, "too short", R_SANITY, "journal_get_superblock" },
+	{ FB_KLOG_FAM_JBD2, "recovery pass", R_SANITY, "do_one_pass" },
+	{ FB_KLOG_FAM_JBD2, "Unknown checksum type", R_SANITY, "journal_get_superblock" },
+	{ FB_KLOG_FAM_JBD2, "Can't enable checksumming", R_SANITY, "journal_get_superblock" },
 };
 
 enum fb_klog_family fb_klog_family(const char *t)
@@ -229,20 +268,126 @@ static enum fb_klog_class errno_class(const char *t)
 	return FB_KLOG_SANITY;
 }
 
-enum fb_klog_class fb_klog_class(const char *t)
+/* Whether pattern P (a rule's needle) matches T at its start; case ignored. */
+static bool match_here(const char *t, const char *p)
+{
+	for (; *p; p++) {
+		if (p[0] == '%' && p[1] == 'u') {
+			if (!isdigit((unsigned char)*t))
+				return false;
+			while (isdigit((unsigned char)*t))
+				t++;
+			p++;
+		} else if (p[0] == '$' && !p[1]) {
+			return !*t || ((*t == '\n' || *t == '\r') && !t[1]);
+		} else if (tolower((unsigned char)*t++) != tolower((unsigned char)*p)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool rule_matches(const char *t, const char *needle)
+{
+	if (!strpbrk(needle, "%$"))
+		return strcasestr(t, needle) != NULL;
+	for (; *t; t++)
+		if (match_here(t, needle))
+			return true;
+	return false;
+}
+
+/* "EXT4-fs error (device D): FUNC:LINE: ..." -> FUNC into BUF ("" if none). */
+static void printed_func(const char *t, char *buf, size_t len)
+{
+	const char *p = strstr(t, "): "), *e;
+	size_t n;
+
+	buf[0] = '\0';
+	if (!p)
+		return;
+	p += 3;
+	n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	e = p + n;
+	if (!n || *e != ':' || !isdigit((unsigned char)e[1]))
+		return;
+	snprintf(buf, len, "%.*s", (int)n, p);
+}
+
+enum fb_klog_class fb_klog_rule(const char *t, char *func, size_t len)
 {
 	enum fb_klog_family fam = fb_klog_family(t);
 
+	if (len)
+		func[0] = '\0';
 	for (size_t i = 0; i < ARRAY_SIZE(detect_rules); i++) {
 		const struct detect_rule *r = &detect_rules[i];
 
 		if (r->fam != FB_KLOG_FAM_ANY && r->fam != fam)
 			continue;
-		if (!strcasestr(t, r->needle))
+		if (!rule_matches(t, r->needle))
 			continue;
+		if (len && r->func)
+			snprintf(func, len, "%s", r->func);
+		else if (len)
+			printed_func(t, func, len);
 		return r->cls == R_ERRNO ? errno_class(t) : (enum fb_klog_class)r->cls;
 	}
 	return FB_KLOG_NONE;
+}
+
+enum fb_klog_class fb_klog_class(const char *t)
+{
+	return fb_klog_rule(t, NULL, 0);
+}
+
+/* ---- the errno beside the message: disagreements the kernel explains ---- */
+
+struct conflict_rule {
+	const char *func;	/* the message's function (fb_klog_rule) */
+	const char *needle;	/* and a substring of its line, or "" */
+	enum fb_klog_class msg, err;
+	const char *why;
+};
+
+static const struct conflict_rule conflict_rules[] = {
+	/* stock only: patch 0007 passes EFSBADCRC instead */
+	{ "ext4_validate_block_bitmap", "", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "ext4_validate_block_bitmap reports through ext4_error(), which passes EFSCORRUPTED" },
+	{ "ext4_validate_inode_bitmap", "", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "ext4_validate_inode_bitmap reports through ext4_error(), which passes EFSCORRUPTED" },
+	/* the mount step's errno */
+	{ "ext4_check_descriptors", "", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "ext4_group_desc_init fails the mount with EFSCORRUPTED when ext4_check_descriptors fails" },
+	{ "ext4_csum_error", "type=group-desc ", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "ext4_group_desc_init fails the mount with EFSCORRUPTED when ext4_check_descriptors fails" },
+	{ "do_one_pass", "", FB_KLOG_CSUM, FB_KLOG_IO,
+	  "jbd2_journal_load fails the mount with EIO whatever made jbd2_journal_recover fail" },
+	{ "jbd2_csum_error", "type=journal-", FB_KLOG_CSUM, FB_KLOG_IO,
+	  "jbd2_journal_load fails the mount with EIO whatever made jbd2_journal_recover fail" },
+	{ "jbd2_journal_load", "", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "jbd2_journal_load fails the mount with EFSCORRUPTED for a commit block whose checksum failed" },
+	{ "jbd2_csum_error", "type=journal-commit ", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "jbd2_journal_load fails the mount with EFSCORRUPTED for a commit block whose checksum failed" },
+	{ "ext4_init_orphan_info", "", FB_KLOG_CSUM, FB_KLOG_IO,
+	  "ext4_init_orphan_info fails the mount with EIO for a bad orphan block checksum or magic" },
+	{ "ext4_init_orphan_info", "", FB_KLOG_SANITY, FB_KLOG_IO,
+	  "ext4_init_orphan_info fails the mount with EIO for a bad orphan block checksum or magic" },
+	{ "ext4_csum_error", "type=orphan-block ", FB_KLOG_CSUM, FB_KLOG_IO,
+	  "ext4_init_orphan_info fails the mount with EIO for a bad orphan block checksum or magic" },
+};
+
+const char *fb_klog_conflict(const char *func, const char *line, enum fb_klog_class msg,
+			     enum fb_klog_class err)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(conflict_rules); i++) {
+		const struct conflict_rule *r = &conflict_rules[i];
+
+		if (r->msg == msg && r->err == err && !strcmp(r->func, func) &&
+		    strstr(line, r->needle))
+			return r->why;
+	}
+	return NULL;
 }
 
 /* ---- kernel reports: crash markers and their titles ---- */

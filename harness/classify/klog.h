@@ -32,7 +32,11 @@ enum fb_klog_class {
 	FB_KLOG_CSUM,		/* a checksum verification failed */
 	FB_KLOG_SANITY,		/* another ext4/jbd2 check failed */
 	FB_KLOG_IO,		/* an I/O error reached ext4 */
+	FB_KLOG_AMBIGUOUS,	/* one message for a checksum and other checks alike
+				   (6.1's "corrupted xattr block N") */
 	FB_KLOG_CONSEQUENCE,	/* an ext4 error line that reports an earlier error */
+	FB_KLOG_NOTE,		/* the kernel checking its own state, not the disk
+				   (jbd2's warn_dirty_buffer): never a detection */
 };
 
 /* Kernel reports a message starts or shows (bits). */
@@ -48,6 +52,21 @@ enum fb_klog_family fb_klog_family(const char *msg);
 
 /* The detection class of MSG: the first matching rule of the table. */
 enum fb_klog_class fb_klog_class(const char *msg);
+
+/*
+ * The same, and the kernel function that prints MSG into FUNC (LEN bytes):
+ * the rule's, or for a rule that covers many ("EXT4-fs error" of any other
+ * check) the one the line names before its ":LINE:"; "" when neither.
+ */
+enum fb_klog_class fb_klog_rule(const char *msg, char *func, size_t len);
+
+/*
+ * Why the errno ext4 passed on (class ERR) differs from what the message
+ * says (class MSG; FUNC and LINE as fb_klog_rule gave them): the kernel
+ * function that explains it, or NULL when the table knows no reason.
+ */
+const char *fb_klog_conflict(const char *func, const char *line, enum fb_klog_class msg,
+			     enum fb_klog_class err);
 
 /* The FB_KLOG_* report bits of MSG (0 for an ordinary message). */
 unsigned fb_klog_reactions(const char *msg);

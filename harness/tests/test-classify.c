@@ -6,7 +6,11 @@
  *
  * Header keys: detect, reaction, warning (yes|no) are required; infra
  * (default: none expected) and detail (a substring the detail must contain)
- * are optional; other "#" lines are comments.
+ * are optional; other "#" lines are comments. The signals, each checked
+ * only when given: message (the message's class), function (the kernel
+ * function it names), errno ("CLASS [ERRNAME [SOURCE]]", SOURCE a
+ * substring), conflict ("none", or a substring of it), fanotify
+ * (compared|absent), umount_error and note ("none", or a substring).
  *
  * Usage: test-classify [GOLDEN_DIR]   (default harness/tests/classify)
  */
@@ -23,6 +27,7 @@
 
 #include "classify/attrib.h"
 #include "classify/classify.h"
+#include "classify/klog.h"
 #include "classify/split.h"
 #include "util.h"
 #include "classify/probe.h"
@@ -30,6 +35,8 @@
 struct golden {
 	const char *path;
 	char detect[32], reaction[32], warning[8], infra[256], detail[256];
+	char message[32], function[64], errno_[256], conflict[256], fanotify[16];
+	char umount_error[256], note[256];
 	const char *body;
 	size_t body_len;
 	char *text;
@@ -72,6 +79,14 @@ static void load_golden(const char *path, struct golden *g)
 			FIELD(warning);
 			FIELD(infra);
 			FIELD(detail);
+			FIELD(message);
+			FIELD(function);
+			FIELD(conflict);
+			FIELD(fanotify);
+			FIELD(umount_error);
+			FIELD(note);
+			if (!strcmp(key, "errno"))
+				snprintf(g->errno_, sizeof(g->errno_), "%s", val);
 #undef FIELD
 		}
 		p += n + 1;
@@ -96,6 +111,46 @@ static int mismatch(const char *path, const char *field, const char *want,
 	return 1;
 }
 
+/* "none" wants VAL empty; anything else, a VAL that contains it. */
+static int mismatch_sub(const char *path, const char *field, const char *want,
+			const char *got)
+{
+	if (!want[0] || (!strcmp(want, "none") ? !got[0] : strstr(got, want) != NULL))
+		return 0;
+	print_message("%s: %s: expected %s'%s', got '%s'\n", path, field,
+		      strcmp(want, "none") ? "a text containing " : "", want, got);
+	return 1;
+}
+
+/* The header's signal keys against O (those the header gives). */
+static int check_signals(const struct golden *g, const struct fb_outcome *o)
+{
+	const struct fb_signals *s = &o->sig;
+	char cls[32] = "", name[24] = "", source[200] = "";
+	int bad = 0, n = 0;
+
+	if (g->message[0])
+		bad += mismatch(g->path, "message", g->message, fb_signal_name(s->msg));
+	if (g->function[0])
+		bad += mismatch(g->path, "function", g->function, s->msg_func);
+	if (g->fanotify[0])
+		bad += mismatch(g->path, "fanotify", g->fanotify,
+				s->fanotify ? "compared" : "absent");
+	if (g->errno_[0]) {
+		sscanf(g->errno_, "%31s %23s %n", cls, name, &n);
+		if (n)
+			snprintf(source, sizeof(source), "%s", g->errno_ + n);
+		bad += mismatch(g->path, "errno class", cls, fb_signal_name(s->err));
+		if (name[0])
+			bad += mismatch(g->path, "errno", name, s->err_name);
+		bad += mismatch_sub(g->path, "errno source", source, s->err_source);
+	}
+	bad += mismatch_sub(g->path, "conflict", g->conflict, s->conflict);
+	bad += mismatch_sub(g->path, "umount_error", g->umount_error, o->umount_error);
+	bad += mismatch_sub(g->path, "note", g->note, o->note);
+	return bad;
+}
+
 static void test_golden(void **state)
 {
 	struct golden g;
@@ -116,6 +171,7 @@ static void test_golden(void **state)
 			      g.path, g.detail, o.detail);
 		bad++;
 	}
+	bad += check_signals(&g, &o);
 	/* the deciding kernel line is in the excerpt the reports show */
 	assert_int_equal(fb_transcript_excerpt(g.body, g.body_len, &ex), 0);
 	if (o.detect >= FB_DETECT_CSUM && o.detect <= FB_DETECT_SANITY &&
@@ -209,17 +265,170 @@ static void test_probe_missing(void **state)
 	assert_string_equal(o.infra, "");
 }
 
-/* The LAST probe decides; a probe failing otherwise proves nothing. */
+/*
+ * The LAST probe of a mount decides; a probe failing otherwise proves
+ * nothing. A later mount's probe says nothing of an earlier mount's
+ * reaction: a filesystem that went read-only stays remount-ro.
+ */
 static void test_probe_last(void **state)
 {
 	struct fb_outcome o = classify(READY "C " IGET "\n" PROBE_RO
 		"A step 10 mount -> ok\n" PROBE_OK EXIT);
 
+	assert_int_equal(o.reaction, FB_REACT_REMOUNT_RO);
+	o = classify(READY "C " IGET "\n" PROBE_RO PROBE_OK EXIT);
 	assert_int_equal(o.reaction, FB_REACT_ERROR_CONTINUE);
 	o = classify(READY "C " IGET "\n"
 		     "A step 9 " FB_PROBE_STEP " -> err EIO\n" EXIT);
 	assert_int_equal(o.reaction, FB_REACT_NONE);
 	assert_int_equal(o.detect, FB_DETECT_CSUM);
+}
+
+#define WATCH "A fserror-watch /mnt\n"
+#define BITMAP "EXT4-fs error (device vdb): ext4_validate_block_bitmap:420: comm init: bg 0: bad block bitmap checksum"
+#define XATTR61 "EXT4-fs error (device vda): ext4_xattr_get_block:2272: inode #12: comm init: corrupted xattr block 3585"
+#define XATTR612 "EXT4-fs error (device vda): ext4_xattr_get_block:2330: inode #12: comm init: corrupted xattr block 3585: invalid checksum"
+
+/* The message rules of 6.1 and 6.12, each with the function that prints it. */
+static void test_klog_rule(void **state)
+{
+	static const struct {
+		const char *msg;
+		enum fb_klog_class c;
+		const char *func;
+	} cases[] = {
+		{ XATTR61, FB_KLOG_AMBIGUOUS, "__ext4_xattr_check_block" },
+		{ XATTR612, FB_KLOG_CSUM, "check_xattrs" },
+		{ "EXT4-fs error (device vda): ext4_xattr_get_block:2330: inode #12: comm init: corrupted xattr block 3585: invalid header",
+		  FB_KLOG_SANITY, "check_xattrs" },
+		{ "EXT4-fs error (device vda): ext4_xattr_ibody_get:650: inode #12: comm init: corrupted in-inode xattr",
+		  FB_KLOG_SANITY, "ext4_xattr_ibody_get" },
+		{ BITMAP, FB_KLOG_CSUM, "ext4_validate_block_bitmap" },
+		{ IGET, FB_KLOG_CSUM, "__ext4_iget" },
+		{ "JBD2: Spotted dirty metadata buffer (dev = vda, blocknr = 2582). There's a risk of filesystem corruption in case of system crash.",
+		  FB_KLOG_NOTE, "warn_dirty_buffer" },
+		{ "journal_load_superblock: Cannot read journal superblock", FB_KLOG_IO,
+		  "journal_load_superblock" },
+		{ "JBD2: IO error reading journal superblock", FB_KLOG_IO, "journal_get_superblock" },
+		{ "EXT4-fs error (device vda): ext4_put_super:1469: comm init: Couldn't clean up the journal",
+		  FB_KLOG_IO, "ext4_put_super" },
+	};
+	char func[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(fb_klog_rule(cases[i].msg, func, sizeof(func)), cases[i].c);
+		assert_string_equal(func, cases[i].func);
+	}
+}
+
+/*
+ * The errno signal: the first FAN_FS_ERROR event over any step; without
+ * one, the first failing step whose errno names a class; an EIO after the
+ * journal aborted, and EROFS, name none.
+ */
+static void test_errno_signal(void **state)
+{
+	struct fb_outcome o = classify(READY WATCH "C " BITMAP "\n"
+		"A fserror EUCLEAN - 1\nA fserror EIO - 1\n"
+		"A step 4 mkdir /d -> err EBADMSG\n" PROBE_RO EXIT);
+
+	assert_int_equal(o.sig.err, FB_SIGNAL_SANITY);
+	assert_string_equal(o.sig.err_name, "EUCLEAN");
+	assert_string_equal(o.sig.err_source, "fanotify");
+	assert_true(o.sig.fanotify);
+	o = classify(READY WATCH "A step 2 read /x -> err ENOENT\n"
+		     "A step 3 read /f -> err EBADMSG\nA step 4 read /g -> err EUCLEAN\n" EXIT);
+	assert_int_equal(o.sig.err, FB_SIGNAL_CSUM);
+	assert_string_equal(o.sig.err_source, "step 3 read /f");
+	o = classify(READY WATCH "A kmsg 1 3 5 Aborting journal on device vda-8.\n"
+		     "A step 4 sync -> err EIO\n" PROBE_RO EXIT);
+	assert_int_equal(o.sig.err, FB_SIGNAL_NONE);
+	assert_string_equal(o.sig.err_source, "");
+	o = classify(READY "A step 4 sync -> err EIO\n" PROBE_RO EXIT);
+	assert_int_equal(o.sig.err, FB_SIGNAL_IO);
+	assert_false(o.sig.fanotify);
+}
+
+/*
+ * detect is csum when either signal says so; an ambiguous message takes
+ * the errno's class; without the witness the message alone decides.
+ */
+static void test_errno_decides(void **state)
+{
+	struct fb_outcome o = classify(READY WATCH "C " XATTR61 "\nA fserror EBADMSG 12 1\n"
+				       "A step 4 setxattr /a user.more 16 -> err EBADMSG\n" PROBE_RO EXIT);
+
+	assert_int_equal(o.sig.msg, FB_SIGNAL_AMBIGUOUS);
+	assert_string_equal(o.sig.msg_func, "__ext4_xattr_check_block");
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_string_equal(o.sig.conflict, "");
+	o = classify(READY WATCH "C " XATTR61 "\nA fserror EUCLEAN 12 1\n" PROBE_RO EXIT);
+	assert_int_equal(o.detect, FB_DETECT_SANITY);
+	assert_string_equal(o.sig.conflict, "");
+	o = classify(READY "C " XATTR61 "\nA step 4 setxattr /a user.more 16 -> err EBADMSG\n"
+		     PROBE_RO EXIT);
+	assert_false(o.sig.fanotify);
+	assert_int_equal(o.sig.err, FB_SIGNAL_CSUM);
+	assert_int_equal(o.detect, FB_DETECT_SANITY);
+	o = classify(READY WATCH "C " XATTR612 "\nA fserror EBADMSG 12 1\n" PROBE_RO EXIT);
+	assert_int_equal(o.sig.msg, FB_SIGNAL_CSUM);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+}
+
+/* Two known classes that differ: explained by the kernel function, or "unexplained". */
+static void test_conflict(void **state)
+{
+	struct fb_outcome o = classify(READY WATCH "C " BITMAP "\nA fserror EUCLEAN - 1\n"
+				       PROBE_RO EXIT);
+
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_non_null(strstr(o.sig.conflict, "message csum (ext4_validate_block_bitmap), "
+			       "errno sanity (EUCLEAN, fanotify): ext4_validate_block_bitmap "
+			       "reports through ext4_error(), which passes EFSCORRUPTED"));
+	o = classify(READY WATCH "C EXT4-fs error (device vda): ext4_lookup:1821: inode #12: "
+		     "comm init: bad extra_isize 9999\nA fserror EBADMSG 12 1\n" PROBE_RO EXIT);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_non_null(strstr(o.sig.conflict, "message sanity (ext4_lookup), errno csum"));
+	assert_non_null(strstr(o.sig.conflict, ": unexplained"));
+	o = classify(READY WATCH "C " IGET "\nA fserror EBADMSG 12 1\n" PROBE_RO EXIT);
+	assert_string_equal(o.sig.conflict, "");
+}
+
+/*
+ * An error logged while the last umount ran is umount_error: no reaction
+ * of the workload's mount, and a mount after it starts clean.
+ */
+static void test_umount_error(void **state)
+{
+	const char *cleanup = "EXT4-fs error (device vda): ext4_put_super:1469: comm init: "
+			      "Couldn't clean up the journal";
+	char t[1024];
+	struct fb_outcome o;
+
+	snprintf(t, sizeof(t), READY WATCH "A step 4 sync -> err EIO\n"
+		 "A kmsg 1 2 5 %s\nA kmsg 2 2 5 EXT4-fs (vda): Remounting filesystem read-only\n"
+		 "A step 5 umount -> ok\nA step 6 mount -> ok\n" PROBE_OK EXIT, cleanup);
+	o = classify(t);
+	assert_string_equal(o.umount_error, cleanup);
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+	assert_int_equal(o.detect, FB_DETECT_IO);
+	o = classify(READY "C " IGET "\nA step 2 read /f -> err EUCLEAN\n"
+		     "A step 5 umount -> ok\nA step 6 mount -> ok\n" PROBE_OK EXIT);
+	assert_string_equal(o.umount_error, "");
+	o = classify(READY "C " IGET "\n" PROBE_OK EXIT);
+	assert_int_equal(o.reaction, FB_REACT_ERROR_CONTINUE);
+}
+
+/* The kernel checking itself is a note, never a detection. */
+static void test_note(void **state)
+{
+	struct fb_outcome o = classify(READY "A kmsg 1 4 5 JBD2: Spotted dirty metadata buffer "
+				       "(dev = vda, blocknr = 2582). There's a risk of filesystem "
+				       "corruption in case of system crash.\n" PROBE_OK EXIT);
+
+	assert_int_equal(o.detect, FB_DETECT_NONE);
+	assert_non_null(strstr(o.note, "Spotted dirty metadata buffer"));
+	assert_false(o.warning);
 }
 
 /*
@@ -809,6 +1018,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_excerpt_start),
 		cmocka_unit_test(test_probe_missing),
 		cmocka_unit_test(test_probe_last),
+		cmocka_unit_test(test_klog_rule),
+		cmocka_unit_test(test_errno_signal),
+		cmocka_unit_test(test_errno_decides),
+		cmocka_unit_test(test_conflict),
+		cmocka_unit_test(test_umount_error),
+		cmocka_unit_test(test_note),
 		cmocka_unit_test(test_shutdown),
 		cmocka_unit_test(test_ambiguous),
 		cmocka_unit_test(test_csum_first),
