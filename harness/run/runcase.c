@@ -591,6 +591,9 @@ static void write_outcome(json_t *rec, const struct fb_outcome *out)
 			    json_string(fb_undetected_name(out->undetected)) : json_null());
 	json_object_set_new(o, "fault_read", out->fault_read < 0 ? json_null() :
 			    json_boolean(out->fault_read));
+	json_object_set_new(o, "umount_error", json_string(out->umount_error));
+	json_object_set_new(o, "note", json_string(out->note));
+	json_object_set_new(rec, "signals", fb_signals_json(&out->sig));
 }
 
 int case_start_disk(struct casectx *x)

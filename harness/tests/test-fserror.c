@@ -310,7 +310,7 @@ static void test_agrees(void **state)
 	assert_int_equal(agrees(&one, FB_DETECT_CSUM, FB_REACT_REMOUNT_RO, P,
 				"detect csum, 1 FAN_FS_ERROR event"), 1);
 	assert_int_equal(agrees(&one, FB_DETECT_SANITY, FB_REACT_ERROR_CONTINUE,
-				FB_VERDICT_FAIL, "detect sanity"), 1);
+				FB_VERDICT_FAIL, "none of class sanity (the first EBADMSG)"), 0);
 	assert_int_equal(agrees(&none, FB_DETECT_CSUM, FB_REACT_REMOUNT_RO, P,
 				"detect csum, 0 FAN_FS_ERROR events"), 0);
 	assert_int_equal(agrees(&none, FB_DETECT_NONE, FB_REACT_NONE, P,
@@ -334,6 +334,61 @@ static void test_agrees(void **state)
 	assert_int_equal(agrees(&none, FB_DETECT_CSUM, FB_REACT_HANG, P, "(hang)"), -1);
 	assert_int_equal(agrees(&one, FB_DETECT_CSUM, FB_REACT_REMOUNT_RO, FB_VERDICT_INFRA,
 				"the case is infra"), -1);
+}
+
+/*
+ * The classes are compared: the page said "agrees: detect sanity" above
+ * "EBADMSG ino 12". The record's conflict, when it has one, is shown.
+ */
+static void test_agrees_classes(void **state)
+{
+	struct fb_fserror f = watched(0), dropped = watched(0);
+	struct fb_outcome out = { .detect = FB_DETECT_SANITY, .reaction = FB_REACT_REMOUNT_RO };
+	char why[640];
+
+	fb_fserror_line(&f, "fserror EUCLEAN - 1");
+	fb_fserror_line(&f, "fserror EIO - 1");
+	assert_int_equal(fb_fserror_agrees(&f, &out, FB_VERDICT_PASS, why, sizeof(why)), 1);
+	out.detect = FB_DETECT_CSUM;
+	snprintf(out.sig.conflict, sizeof(out.sig.conflict), "message csum (f), errno sanity "
+		 "(EUCLEAN, fanotify): f reports through ext4_error()");
+	assert_int_equal(fb_fserror_agrees(&f, &out, FB_VERDICT_PASS, why, sizeof(why)), 0);
+	assert_string_equal(why, "detect csum, 2 FAN_FS_ERROR events, none of class csum "
+			    "(the first EUCLEAN); message csum (f), errno sanity (EUCLEAN, "
+			    "fanotify): f reports through ext4_error()");
+	fb_fserror_line(&dropped, "fserror-dropped 2");
+	assert_int_equal(fb_fserror_agrees(&dropped, &out, FB_VERDICT_PASS, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "every FAN_FS_ERROR event dropped"));
+}
+
+/* The "signals" object of the record: nulls where a signal says nothing. */
+static void test_signals_json(void **state)
+{
+	struct fb_signals sig = { .msg = FB_SIGNAL_AMBIGUOUS, .err = FB_SIGNAL_CSUM,
+				  .fanotify = true };
+	json_t *j;
+	char *s;
+
+	snprintf(sig.msg_line, sizeof(sig.msg_line), "corrupted xattr block 3585");
+	snprintf(sig.msg_func, sizeof(sig.msg_func), "__ext4_xattr_check_block");
+	snprintf(sig.err_name, sizeof(sig.err_name), "EBADMSG");
+	snprintf(sig.err_source, sizeof(sig.err_source), "fanotify");
+	j = fb_signals_json(&sig);
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(s, "{\"conflict\":null,\"errno\":{\"class\":\"csum\","
+			    "\"errno\":\"EBADMSG\",\"source\":\"fanotify\"},\"fanotify\":"
+			    "\"compared\",\"message\":{\"class\":\"ambiguous\",\"function\":"
+			    "\"__ext4_xattr_check_block\",\"line\":\"corrupted xattr block 3585\"}}");
+	free(s);
+	json_decref(j);
+	sig = (struct fb_signals){ 0 };
+	j = fb_signals_json(&sig);
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(s, "{\"conflict\":null,\"errno\":{\"class\":\"none\","
+			    "\"errno\":null,\"source\":null},\"fanotify\":\"absent\","
+			    "\"message\":{\"class\":\"none\",\"function\":\"\",\"line\":\"\"}}");
+	free(s);
+	json_decref(j);
 }
 
 static void test_agrees_next_mount(void **state)
@@ -494,6 +549,8 @@ int main(void)
 		cmocka_unit_test(test_host_malformed),
 		cmocka_unit_test(test_host_bound),
 		cmocka_unit_test(test_agrees),
+		cmocka_unit_test(test_agrees_classes),
+		cmocka_unit_test(test_signals_json),
 		cmocka_unit_test(test_agrees_next_mount),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_reports),

@@ -136,12 +136,47 @@ static bool stopped(enum fb_reaction r)
 	return r == FB_REACT_PANIC || r == FB_REACT_HANG || r == FB_REACT_OOPS;
 }
 
+/* The detection class of an event's errno (EFSBADCRC is EBADMSG by now). */
+static enum fb_detect event_class(const char *err)
+{
+	return !strcmp(err, "EBADMSG") ? FB_DETECT_CSUM : !strcmp(err, "EUCLEAN") ?
+	       FB_DETECT_SANITY : !strcmp(err, "EIO") ? FB_DETECT_IO : FB_DETECT_NONE;
+}
+
+/*
+ * A pass that recorded detect D: agrees when an event kept has D's class,
+ * disagrees when none came or none has it; not compared when every event
+ * was dropped. WHY says which, and the record's conflict when it has one.
+ */
+static int classes_agree(const struct fb_fserror *f, const struct fb_outcome *out,
+			 enum fb_detect d, bool next, char *why, size_t len)
+{
+	unsigned long long events = f->nev + f->dropped;
+	int n = snprintf(why, len, "detect %s%s, %llu FAN_FS_ERROR event%s", fb_detect_name(d),
+			 next ? " (next mount)" : "", events, events == 1 ? "" : "s");
+
+	if (!events)
+		return 0;
+	if (!f->nev) {
+		snprintf(why, len, "not compared: detect %s, every FAN_FS_ERROR event dropped",
+			 fb_detect_name(d));
+		return -1;
+	}
+	for (int i = 0; i < f->nev; i++)
+		if (event_class(f->ev[i].err) == d)
+			return 1;
+	if (n >= 0 && (size_t)n < len)
+		snprintf(why + n, len - n, ", none of class %s (the first %s)%s%s",
+			 fb_detect_name(d), f->ev[0].err, out->sig.conflict[0] ? "; " : "",
+			 out->sig.conflict);
+	return 0;
+}
+
 int fb_fserror_agrees(const struct fb_fserror *f, const struct fb_outcome *out,
 		      enum fb_verdict v, char *why, size_t len)
 {
 	bool next = out->next_ran;
 	unsigned long long events = f->nev + f->dropped;
-	const char *d = fb_detect_name(out->detect);
 
 	if (f->unavailable || !f->watched) {
 		snprintf(why, len, "not compared: witness unavailable (%s)",
@@ -158,15 +193,10 @@ int fb_fserror_agrees(const struct fb_fserror *f, const struct fb_outcome *out,
 							      out->reaction : out->reaction_next));
 		return -1;
 	}
-	if (recorded(out->detect, out->reaction) ||
-	    (next && recorded(out->detect_next, out->reaction_next))) {
-		if (!recorded(out->detect, out->reaction))
-			d = fb_detect_name(out->detect_next);
-		snprintf(why, len, "detect %s%s, %llu FAN_FS_ERROR event%s", d,
-			 recorded(out->detect, out->reaction) ? "" : " (next mount)",
-			 events, events == 1 ? "" : "s");
-		return events > 0;
-	}
+	if (recorded(out->detect, out->reaction))
+		return classes_agree(f, out, out->detect, false, why, len);
+	if (next && recorded(out->detect_next, out->reaction_next))
+		return classes_agree(f, out, out->detect_next, true, why, len);
 	if (quiet(out->detect, out->reaction) &&
 	    (!next || quiet(out->detect_next, out->reaction_next))) {
 		snprintf(why, len, "no error in the kernel log, %llu FAN_FS_ERROR event%s",
@@ -179,11 +209,28 @@ int fb_fserror_agrees(const struct fb_fserror *f, const struct fb_outcome *out,
 	return -1;
 }
 
+/* "" as JSON null, any other text as a string. */
+static json_t *text_or_null(const char *s)
+{
+	return *s ? json_string(s) : json_null();
+}
+
+json_t *fb_signals_json(const struct fb_signals *s)
+{
+	return json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:o, s:o}, s:o, s:s}",
+		"message", "class", fb_signal_name(s->msg), "line", s->msg_line,
+			   "function", s->msg_func,
+		"errno", "class", fb_signal_name(s->err), "errno", text_or_null(s->err_name),
+			 "source", text_or_null(s->err_source),
+		"conflict", text_or_null(s->conflict),
+		"fanotify", s->fanotify ? "compared" : "absent");
+}
+
 void fb_fserror_record(json_t *rec, const struct fb_fserror *f,
 		       const struct fb_outcome *out, enum fb_verdict v)
 {
 	json_t *events = json_array();
-	char why[256];
+	char why[640];
 	int agrees = fb_fserror_agrees(f, out, v, why, sizeof(why));
 	const char *reason = f->unavailable ? f->reason : f->watched ? "" :
 		"no watch: no mount step succeeded";

@@ -62,11 +62,15 @@ int fb_fserror_line(struct fb_fserror *f, const char *line);
 /*
  * Whether the witness agrees with the kernel log as the classifier read it
  * (OUT's detect and reaction, of the next-mount pass too when it ran):
- * 1 agrees, 0 disagrees, -1 not compared. WHY says which and why.
+ * 1 agrees, 0 disagrees, -1 not compared. WHY says which and why (and
+ * OUT's signals conflict, when the classes differ and it has one).
  *
  * ext4 recorded an error when a pass detected csum or sanity and did not
  * only recover (reaction recovered: the patched kernel's re-read succeeded
- * and no error was recorded); then at least one event must have come. When
+ * and no error was recorded); then at least one event must have come, and
+ * one of them must have the detection's class (EBADMSG csum, EUCLEAN
+ * sanity): the classes are compared, not only the events' presence. With
+ * every event dropped the classes are not compared. When
  * every pass detected nothing (or only recovered), no event may have come.
  * Not compared: the witness is unavailable (or never watched), the case is
  * infra or skipped, a pass panicked, oopsed or hung (the agent may not have
@@ -75,6 +79,14 @@ int fb_fserror_line(struct fb_fserror *f, const char *line);
  */
 int fb_fserror_agrees(const struct fb_fserror *f, const struct fb_outcome *out,
 		      enum fb_verdict v, char *why, size_t len);
+
+/*
+ * The case record's "signals" object (harness/RESULTS.md): the message's
+ * class, line and function, the errno's class, name and source, the
+ * conflict (null when none) and "compared" or "absent" (the witness).
+ */
+struct fb_signals;
+struct json_t *fb_signals_json(const struct fb_signals *s);
 
 /* Set "fanotify" and "fanotify_agrees" on the case record REC. */
 void fb_fserror_record(struct json_t *rec, const struct fb_fserror *f,
