@@ -2,7 +2,20 @@
 /*
  * The meaning of kernel messages (klog.h): the detection rules for ext4
  * and jbd2 lines, the kernel-report markers, and report titles. Each rule
- * carries the 6.1 source of the message it matches beside it.
+ * names the kernel function that prints the message it matches (6.1's, and
+ * 6.12's where the wording differs).
+ *
+ * A detection has two signals, and this file gives the first: the MESSAGE,
+ * whose wording says which check failed, as far as it says (6.1's
+ * "corrupted xattr block N" stands for the checksum, the magic and the
+ * entries alike: ambiguous). The second is the ERRNO ext4 passes on with
+ * the error (EFSBADCRC for a checksum, EFSCORRUPTED for the other checks,
+ * EIO), which the FAN_FS_ERROR event and the failing system call carry
+ * (classify.c reads it). Wording changes between releases and says less
+ * than the code; the errno is the code's own word, except where a check
+ * reports through a path that drops it (ext4_error() passes EFSCORRUPTED
+ * whatever failed). When the two disagree, the conflict table below names
+ * the kernel function that explains it.
  */
 #include <ctype.h>
 #include <errno.h>

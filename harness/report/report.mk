@@ -13,7 +13,7 @@ REPORT_SRCS := $(addprefix harness/report/,report.c report_case.c \
 	report_cmds.c report_diff.c report_dmesg.c report_html.c \
 	report_junit.c report_ktap.c report_load.c report_loose.c report_md.c \
 	report_merge.c report_page.c report_show.c report_campaign.c \
-	report_table.c report_util.c report_explain.c report_iron.c)
+	report_table.c report_util.c report_explain.c report_iron.c report_signals.c)
 REPORT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(REPORT_SRCS))
 REPORT_LIB := $(B)/obj/harness/libfbreport.a
 # What a program linking the library alone needs besides it.

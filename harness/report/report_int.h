@@ -100,4 +100,13 @@ int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv);
 /* The JSON value at a dotted path of the record, or NULL. */
 struct json_t *fb_case_get(const struct fb_case *c, const char *path);
 
+/*
+ * The signals of a case record (report_signals.c): its lines in `flipbed
+ * show`, its section of the case page, and summary.md's list of the
+ * conflicts, kernel by kernel (nothing when there is none).
+ */
+void fb_signals_show(FILE *out, const struct json_t *rec);
+void fb_signals_page(FILE *out, const struct json_t *rec);
+void fb_signals_summary(FILE *out, const struct fb_run *run);
+
 #endif

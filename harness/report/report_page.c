@@ -269,6 +269,7 @@ static void write_page(const struct page *p)
 	}
 	section_dmesg(p);
 	section_outcome(p);
+	fb_signals_page(p->out, p->c->rec);
 	fb_fserror_page(p->out, p->c->rec);
 	fb_bioread_page(p->out, p->c->rec);
 	section_case(p);

@@ -133,6 +133,7 @@ static void show_outcome(const struct fb_case *c, FILE *out)
 		fprintf(out, "  %s: %s\n", c->verdict == FB_VERDICT_INTERRUPTED ? "cut short" :
 			"infra", s);
 	show_attrib(c, out);
+	fb_signals_show(out, c->rec);
 	fb_fserror_show(out, c->rec);
 	fb_bioread_show(out, c->rec);
 	show_array(out, "mismatch", fb_case_get(c, "mismatch"));
