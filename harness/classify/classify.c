@@ -289,7 +289,7 @@ struct findings {
 	char detail[FB_KLOG_AMBIGUOUS + 1][256];	/* first line of each class, "" if none */
 	char func[FB_KLOG_AMBIGUOUS + 1][64];	/* the function that printed it */
 	bool csumerr_detail;	/* detail[FB_KLOG_CSUM] is a csum-error line */
-	int ext4_error;		/* "EXT4-fs error" lines of the probe's mount (see errors_seen) */
+	int ext4_error;		/* "EXT4-fs error" lines of the current mount */
 	int win_errors;		/* "EXT4-fs error" lines since the last step result */
 	char win_line[256];	/* the first ext4/jbd2 error line since then */
 	char umount_line[256];	/* win_line at the last umount step's result */
@@ -477,11 +477,11 @@ static void see_step(struct findings *f, const char *line, size_t len,
 	if (is_mount(s->text, s->text_len) && s->ok) {
 		close_mount(f);
 		f->ext4_error = f->win_errors;
-	}
-	else if (is_umount(s->text, s->text_len))
+	} else if (is_umount(s->text, s->text_len)) {
 		snprintf(f->umount_line, sizeof(f->umount_line), "%s", f->win_line);
-	else
+	} else {
 		f->ext4_error += f->win_errors;
+	}
 	f->win_errors = 0;
 	f->win_line[0] = '\0';
 }
