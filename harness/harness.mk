@@ -5,7 +5,8 @@
 #              control socket (nbd.c), one QEMU boot with the guest agent
 #              (vm.c), and `flipbed boot` (boot.c)
 #   scenario/  scenario files (libinih), their ${EXPR} (expr.c), the step
-#              vocabulary, matrices
+#              vocabulary, matrices, the expectation a fault implies
+#              (computed.c) and its cited exceptions (csum_first.c)
 #   golden/    golden images: one per mkfs + populate recipe, cached
 #   judge/     the checks after a case: e2fsck, the data manifest, the
 #              durable files, the undetected cause (judge/judge.mk)
@@ -31,6 +32,7 @@
 HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c paths.c options.c html.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/expr.c scenario/matrix.c scenario/vocab.c \
+	scenario/computed.c scenario/csum_first.c \
 	golden/golden.c \
 	run/target.c run/runcase.c run/batch.c run/run.c \
 	cmd/run_cmd.c cmd/image_cmd.c \
@@ -50,6 +52,7 @@ HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(call PKG_LIBS,inih jansson)
 HARNESS_TEST_CFLAGS := -Iharness -I.
 
 include harness/classify/classify.mk
+include harness/scenario/scenario.mk
 include harness/judge/judge.mk
 include harness/crash/crash.mk
 include harness/bisect/bisect.mk

@@ -189,7 +189,8 @@ int fb_signal_parse(const char *name);
 /*
  * Does GOT ("csum") satisfy the expectation EXPECT: "any", a name, or names
  * separated by '|' ("csum|sanity")? A NULL EXPECT is "any"; a NULL GOT
- * satisfies only "any".
+ * satisfies only "any". The name "explained" (undetected's default) is
+ * satisfied by every name but "unexplained".
  */
 bool fb_expect_match(const char *expect, const char *got);
 

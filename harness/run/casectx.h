@@ -22,6 +22,7 @@
 #include "witness/fserror.h"
 #include "run/runcase.h"
 #include "run/target.h"
+#include "scenario/computed.h"
 
 struct casectx {
 	const struct fb_case_spec *c;
@@ -54,6 +55,7 @@ struct casectx {
 	char infra[512];
 	bool infra_own;			/* INFRA was set before any signal came: the case's own */
 	struct fb_expect expect;
+	struct fb_computed computed;	/* what the fault implies (scenario/computed.h) */
 	struct fb_outcome out;
 	enum fb_verdict verdict;
 	bool checked;			/* e2fsck and the data oracle ran on its image */

@@ -395,12 +395,16 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 /* ---- judging ---- */
 
 /*
- * The outcome against the expectation, field by field, then whether the
- * csum-error lines name HIT, the object the fault hit (classify/attrib.h).
+ * The outcome against the expectation: the written one field by field,
+ * then the one computed from the fault (scenario/computed.h): a case must
+ * satisfy both. Then whether the csum-error lines name HIT, the object the
+ * fault hit (classify/attrib.h).
  */
-static enum fb_verdict judge(const struct fb_outcome *out, const struct fb_expect *e,
-			     const char *hit, json_t *mismatch)
+static enum fb_verdict judge(struct casectx *x, const char *hit, json_t *mismatch)
 {
+	const struct fb_outcome *out = &x->out;
+	const struct fb_expect *e = &x->expect;
+	const char *first;
 	const char *got[FB_EXP__COUNT] = {
 		[FB_EXP_DETECT] = fb_detect_name(out->detect),
 		[FB_EXP_REACTION] = fb_reaction_name(out->reaction),
@@ -415,11 +419,17 @@ static enum fb_verdict judge(const struct fb_outcome *out, const struct fb_expec
 	char why[1024];
 
 	for (int f = 0; f < FB_EXP__COUNT; f++) {
-		if (fb_expect_match(e->field[f], got[f]))
+		/* checked-before-csum widens the computed expectation, below */
+		if (f == FB_EXP_CHECKED_FIRST || fb_expect_match(e->field[f], got[f]))
 			continue;
 		json_array_append_new(mismatch, json_sprintf("%s: expected %s, got %s",
 			fb_expect_names[f], e->field[f], got[f]));
 	}
+	fb_computed_expect(e, x->s->type, x->tgt.breaks_csum, json_array_size(x->faults) > 0,
+			   out->fault_read == 1, &x->computed);
+	if (!fb_computed_match(&x->computed, out, &first))
+		json_array_append_new(mismatch, json_sprintf("detect: computed %s (%s), got %s",
+			x->computed.detect, x->computed.why, first));
 	if (fb_attrib_judge(out, e->field[FB_EXP_DETECT], hit, why, sizeof(why)))
 		json_array_append_new(mismatch, json_string(why));
 	return json_array_size(mismatch) ? FB_VERDICT_FAIL : FB_VERDICT_PASS;
@@ -1052,7 +1062,7 @@ void case_judge(struct casectx *x, const struct fb_golden *g)
 	judge_written(x);
 	explain_undetected(x);
 	judge_steps(x, x->mismatch);
-	x->verdict = judge(&x->out, &x->expect, x->hit, x->mismatch);
+	x->verdict = judge(x, x->hit, x->mismatch);
 }
 
 /*
@@ -1162,6 +1172,8 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 	for (int f = 0; f < FB_EXP__COUNT; f++)
 		json_object_set_new(expect, fb_expect_names[f], json_string(x->expect.field[f]));
 	json_object_set_new(rec, "expect", expect);
+	json_object_set_new(rec, "expect_computed", !x->computed.on ? json_null() :
+		json_pack("{s:s, s:s}", "detect", x->computed.detect, "why", x->computed.why));
 	json_object_set_new(rec, "verdict", json_string(fb_verdict_name(x->verdict)));
 	json_object_set_new(rec, "mismatch", x->mismatch);
 	json_object_set_new(rec, "durations", json_pack("{s:f, s:f, s:f, s:f, s:f}",

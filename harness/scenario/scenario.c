@@ -21,6 +21,8 @@
 #include "scenario/scenario.h"
 #include "util.h"
 #include "scenario/vocab.h"
+#include "scenario/computed.h"
+#include "scenario/csum_first.h"
 #include "kernels.h"
 #include "guest/steps.h"
 
@@ -463,7 +465,7 @@ static bool valid_size(const char *s)
 
 const char *const fb_expect_names[FB_EXP__COUNT] = {
 	"detect", "reaction", "fsck", "data", "warning", "detect_next", "reaction_next",
-	"undetected",
+	"undetected", "checked-before-csum",
 };
 
 static int name_valid(int field, const char *name)
@@ -475,7 +477,8 @@ static int name_valid(int field, const char *name)
 	case FB_EXP_DATA: return fb_data_parse(name) >= 0;
 	case FB_EXP_DETECT_NEXT: return fb_detect_parse(name) >= 0 || !strcmp(name, "not-run");
 	case FB_EXP_REACTION_NEXT: return fb_reaction_parse(name) >= 0 || !strcmp(name, "not-run");
-	case FB_EXP_UNDETECTED: return fb_undetected_parse(name) >= 0;
+	case FB_EXP_UNDETECTED: return fb_undetected_parse(name) >= 0 || !strcmp(name, "explained");
+	case FB_EXP_CHECKED_FIRST: return fb_csum_first_find(name) || !strcmp(name, "none");
 	default: return !strcmp(name, "yes") || !strcmp(name, "no");
 	}
 }
@@ -489,7 +492,8 @@ static const char *field_accepted(int field)
 	case FB_EXP_DATA: return "intact, lost, changed";
 	case FB_EXP_DETECT_NEXT: return "none, csum, sanity, io, mount, not-run";
 	case FB_EXP_REACTION_NEXT: return "none, recovered, error-continue, remount-ro, shutdown, mount-refused, hang, panic, oops, kasan, not-run";
-	case FB_EXP_UNDETECTED: return "n/a, never-read, overwritten-before-read, data-block, redundant-copy-unused, resealed, not-covered, stale, discarded-read, log-end, freed, unexplained";
+	case FB_EXP_UNDETECTED: return "explained (any cause but unexplained), n/a, never-read, overwritten-before-read, data-block, redundant-copy-unused, resealed, not-covered, stale, no-change, discarded-read, log-end, freed, read-ahead, unexplained";
+	case FB_EXP_CHECKED_FIRST: return fb_csum_first_list();
 	default: return "yes, no";
 	}
 }
@@ -500,6 +504,13 @@ static void check_expect_value(struct ctx *c, const struct fb_entry *e, int fiel
 
 	if (!strcmp(e->value, "any"))
 		return;
+	/* one function: the reason the expectation is widened */
+	if (field == FB_EXP_CHECKED_FIRST) {
+		if (!name_valid(field, e->value))
+			bad(c, e, "%s = %s: unknown value '%s'; accepted: none, or one of: %s",
+			    e->key, e->value, e->value, field_accepted(field));
+		return;
+	}
 	if (!e->value[0] || e->value[0] == '|' || e->value[strlen(e->value) - 1] == '|' ||
 	    strstr(e->value, "||")) {
 		bad(c, e, "%s = %s: an empty alternative; accepted: any, or names joined by '|' (%s)",
@@ -533,6 +544,8 @@ static struct fb_expect_section *expect_section(struct ctx *c, const struct fb_e
 	s->expects = xrealloc(s->expects, (s->nexpects + 1) * sizeof(*s->expects));
 	struct fb_expect_section *x = &s->expects[s->nexpects++];
 	memset(x, 0, sizeof(*x));
+	x->section_origin = xstrdup(e->origin);
+	x->section_line = e->line;
 	const char *q = e->section + strlen("expect");
 	while (*q == ':') {
 		const char *end = strchr(q + 1, ':');
@@ -559,9 +572,12 @@ static void set_expect(struct ctx *c, const struct fb_entry *e)
 		check_expect_value(c, e, f);
 		free(x->fields.field[f]);
 		x->fields.field[f] = xstrdup(e->value);
+		free(x->origin[f]);
+		x->origin[f] = xstrdup(e->origin);
+		x->line[f] = e->line;
 		return;
 	}
-	bad(c, e, "[%s] unknown key '%s'; accepted: detect, reaction, fsck, data, warning",
+	bad(c, e, "[%s] unknown key '%s'; accepted: detect, reaction, fsck, data, warning, detect_next, reaction_next, undetected, checked-before-csum",
 	    e->section, e->key);
 }
 
@@ -994,6 +1010,8 @@ static void apply(struct ctx *c, const struct fb_entry *e)
 		free(x.value);
 }
 
+static void check_expect(struct ctx *c);
+
 /* Checks that involve several keys, once everything is read. */
 static void check_whole(struct ctx *c)
 {
@@ -1036,6 +1054,7 @@ static void check_whole(struct ctx *c)
 			    "[fault] action = %s does not go with timing = %s; eio needs read or write, drop, misdirect and torn need write",
 			    s->action, fb_timing_name(s->timing));
 	}
+	check_expect(c);
 }
 
 static void defaults(struct fb_scenario *s)
@@ -1283,8 +1302,11 @@ void fb_scenario_free(struct fb_scenario *s)
 		for (int q = 0; q < x->nquals; q++)
 			free(x->quals[q]);
 		free(x->quals);
-		for (int f = 0; f < FB_EXP__COUNT; f++)
+		for (int f = 0; f < FB_EXP__COUNT; f++) {
 			free(x->fields.field[f]);
+			free(x->origin[f]);
+		}
+		free(x->section_origin);
 	}
 	fb_strv_free(s->fixtures);
 	fb_strv_free(s->groups);
@@ -1360,19 +1382,18 @@ static int section_distance(const struct fb_scenario *s, const char *kernel,
 	return far;
 }
 
-void fb_scenario_expect(const struct fb_scenario *s, const char *kernel,
-			struct fb_expect *ret)
+/*
+ * The section that sets each field for KERNEL, NULL where none does. Fewer
+ * qualifiers first, so the most specific section has the last word; among
+ * as many, a section naming the kernel a variant derives from before one
+ * naming the variant itself (a variant-of chain is shorter than the
+ * registry).
+ */
+static void expect_sections(const struct fb_scenario *s, const char *kernel,
+			    const struct fb_expect_section *ret[FB_EXP__COUNT])
 {
-	static char any[] = "any", no[] = "no";
-
 	for (int f = 0; f < FB_EXP__COUNT; f++)
-		ret->field[f] = f == FB_EXP_WARNING ? no : any;
-	/*
-	 * Fewer qualifiers first, so the most specific section has the last
-	 * word; among as many, a section naming the kernel a variant derives
-	 * from before one naming the variant itself (a variant-of chain is
-	 * shorter than the registry).
-	 */
+		ret[f] = NULL;
 	fb_kernels_load();
 	for (int nq = 0; nq <= 3; nq++) {
 		for (int d = (int)fb_nkernels; d >= 0; d--) {
@@ -1382,10 +1403,135 @@ void fb_scenario_expect(const struct fb_scenario *s, const char *kernel,
 					continue;
 				for (int f = 0; f < FB_EXP__COUNT; f++)
 					if (x->fields.field[f])
-						ret->field[f] = x->fields.field[f];
+						ret[f] = x;
 			}
 		}
 	}
+}
+
+void fb_scenario_expect(const struct fb_scenario *s, const char *kernel,
+			struct fb_expect *ret)
+{
+	static char any[] = "any", no[] = "no", explained[] = "explained", none[] = "none";
+	const struct fb_expect_section *from[FB_EXP__COUNT];
+
+	expect_sections(s, kernel, from);
+	for (int f = 0; f < FB_EXP__COUNT; f++)
+		ret->field[f] = from[f] ? from[f]->fields.field[f] :
+				f == FB_EXP_WARNING ? no :
+				f == FB_EXP_UNDETECTED ? explained :
+				f == FB_EXP_CHECKED_FIRST ? none : any;
+}
+
+/* ---- the expectation against the fault (computed.h) ---- */
+
+/* Where field F of section X was set, as an entry for bad(). */
+static struct fb_entry field_at(const struct fb_expect_section *x, int f)
+{
+	return (struct fb_entry){ .origin = x->origin[f], .line = x->line[f] };
+}
+
+/* Is timing name T one the scenario's cases can have? */
+static bool timing_used(const struct ctx *c, const char *t)
+{
+	const struct fb_scenario *s = c->scn;
+	const char *axis = fb_scenario_axis(s, "fault.timing");
+	const char *own = "rest";
+	char **v;
+	bool used;
+
+	for (int i = 0; i < s->nentries; i++)
+		if (!strcmp(s->entries[i].section, "fault") && !strcmp(s->entries[i].key, "timing"))
+			own = s->entries[i].value;
+	if (!strcmp(t, own) || !strcmp(t, fb_timing_name(s->timing)))
+		return true;
+	v = fb_strv_split(axis, NULL);
+	used = false;
+	for (char **p = v; *p; p++)
+		used |= !strcmp(*p, t);
+	fb_strv_free(v);
+	return used;
+}
+
+/* An [expect:TIMING] section for a timing no case of the scenario has. */
+static void check_expect_timings(struct ctx *c)
+{
+	const struct fb_scenario *s = c->scn;
+
+	for (int i = 0; i < s->nexpects; i++) {
+		const struct fb_expect_section *x = &s->expects[i];
+		struct fb_entry at = { .origin = x->section_origin, .line = x->section_line };
+
+		for (int q = 0; q < x->nquals; q++)
+			if (fb_timing_parse(x->quals[q]) >= 0 && !timing_used(c, x->quals[q]))
+				bad(c, &at, "[expect:%s]: no case of this scenario has timing %s, no case uses the section; accepted: the timings of [fault] timing and [axes] fault.timing",
+				    x->quals[q], x->quals[q]);
+	}
+}
+
+/* Does the scenario run on KERNEL (one of its kernels or their variants)? */
+static bool runs_on(const struct fb_scenario *s, const char *kernel)
+{
+	for (int i = 0; i < s->nkernels; i++)
+		if (fb_kernel_distance(kernel, s->kernels[i]) >= 0)
+			return true;
+	return false;
+}
+
+/* A checked-before-csum that names a function which never reads the target. */
+static void check_first_type(struct ctx *c, const struct fb_expect_section *x)
+{
+	const char *fn = x->fields.field[FB_EXP_CHECKED_FIRST];
+	const struct fb_csum_first *f = fn ? fb_csum_first_find(fn) : NULL;
+	struct fb_entry at = field_at(x, FB_EXP_CHECKED_FIRST);
+
+	if (f && c->scn->type && !fb_csum_first_reads(f, c->scn->type))
+		bad(c, &at, "checked-before-csum = %s: %s reads %s, not the target type %s",
+		    fn, fn, f->types, c->scn->type);
+}
+
+/*
+ * The written detect must leave room for the expectation the fault
+ * implies: for each kernel the scenario runs on, the section whose detect
+ * applies, once.
+ */
+static void check_expect_computed(struct ctx *c)
+{
+	const struct fb_scenario *s = c->scn;
+	const struct fb_expect_section *from[FB_EXP__COUNT];
+	bool *said = xcalloc(s->nexpects + 1, sizeof(*said));
+	struct fb_expect e;
+	char want[64];
+
+	for (size_t k = 0; k < fb_nkernels; k++) {
+		const char *kernel = fb_kernels[k].name;
+		const struct fb_expect_section *x;
+
+		if (!runs_on(s, kernel))
+			continue;
+		fb_scenario_expect(s, kernel, &e);
+		expect_sections(s, kernel, from);
+		x = from[FB_EXP_DETECT];
+		if (!x || said[x - s->expects] || !fb_computed_contradicted(s, &e, want, sizeof(want)))
+			continue;
+		said[x - s->expects] = true;
+		struct fb_entry at = field_at(x, FB_EXP_DETECT);
+		bad(c, &at, "detect = %s: on %s the computed expectation is detect = %s (a %s target, region %s, not resealed, action %s: the checksum covers the bytes); accepted: a detect that includes %s, or a line saying why not: undetected = CAUSE (outcome.h), checked-before-csum = FUNCTION (%s)",
+		    e.field[FB_EXP_DETECT], kernel, want, s->type, s->region, s->action, want,
+		    fb_csum_first_list());
+	}
+	free(said);
+}
+
+static void check_expect(struct ctx *c)
+{
+	const struct fb_scenario *s = c->scn;
+
+	fb_kernels_load();
+	check_expect_timings(c);
+	for (int i = 0; i < s->nexpects; i++)
+		check_first_type(c, &s->expects[i]);
+	check_expect_computed(c);
 }
 
 static void print_list(FILE *f, const char *key, char **v, int n)

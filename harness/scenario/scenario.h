@@ -75,7 +75,10 @@ enum fb_expect_field {
 	FB_EXP_WARNING,		/* yes|no: a WARNING/BUG/UBSAN line in the kernel log */
 	FB_EXP_DETECT_NEXT,	/* the next-mount pass's detect ("not-run" without it) */
 	FB_EXP_REACTION_NEXT,	/* and its reaction */
-	FB_EXP_UNDETECTED,	/* why nothing detected the fault (outcome.h), "n/a" */
+	FB_EXP_UNDETECTED,	/* why nothing detected the fault (outcome.h), "n/a";
+				   default "explained": any cause but unexplained */
+	FB_EXP_CHECKED_FIRST,	/* checked-before-csum: a kernel function of
+				   csum_first.h's table, or "none" (computed.h) */
 	FB_EXP__COUNT
 };
 
@@ -83,13 +86,17 @@ struct fb_expect {
 	char *field[FB_EXP__COUNT];
 };
 
-/* "detect", "reaction", "fsck", "data", "warning". */
+/* "detect", "reaction", "fsck", "data", "warning", …, "checked-before-csum". */
 extern const char *const fb_expect_names[FB_EXP__COUNT];
 
 struct fb_expect_section {
 	char **quals;		/* kernel names, timing names, "reseal" */
 	int nquals;
 	struct fb_expect fields;
+	char *origin[FB_EXP__COUNT];	/* where each field was set, for messages */
+	int line[FB_EXP__COUNT];
+	char *section_origin;		/* where the section's first line is */
+	int section_line;
 };
 
 struct fb_scenario {
@@ -192,7 +199,10 @@ const char *fb_scenario_axis(const struct fb_scenario *scn, const char *key);
  * [expect:QUAL…] section whose qualifiers all match (kernel, timing,
  * "reseal"), fewer qualifiers first. Fields stay "any" when nothing sets
  * them, but warning, which is "no": a kernel WARNING is never expected
- * unless a scenario says so.
+ * unless a scenario says so; undetected, which is "explained": a case
+ * nothing detected needs a cause (outcome.h) other than unexplained; and
+ * checked-before-csum, which is "none". The runner adds the expectation
+ * computed from the fault (computed.h).
  */
 void fb_scenario_expect(const struct fb_scenario *scn, const char *kernel,
 			struct fb_expect *ret);
