@@ -142,7 +142,8 @@ struct fb_outcome {
 	enum fb_reaction reaction;
 	enum fb_fsck fsck;
 	enum fb_data data;
-	bool warning;		/* WARNING:/BUG:/UBSAN: line in the kernel log */
+	bool warning;		/* WARNING:/BUG:/UBSAN: line in the kernel log, or the
+				   kernel warning of its own state (note) */
 	char detail[256];	/* the kernel line that decided `detect`, or "" */
 	struct fb_signals sig;
 	char umount_error[256];	/* the first ext4/jbd2 error line of the workload's

@@ -46,7 +46,8 @@
  * kernel's messages before each result).
  *
  * note: the first line of the kernel checking its own state (klog.c's
- * FB_KLOG_NOTE, jbd2's "Spotted dirty metadata buffer"): never a detection.
+ * FB_KLOG_NOTE, jbd2's "Spotted dirty metadata buffer"): never a detection,
+ * and it sets warning: the kernel warns of its own state.
  *
  * signals (outcome.h struct fb_signals): the detection as the message
  * tells it (detail's line, its class and function from klog.c) and as the
@@ -711,7 +712,7 @@ int fb_classify(const char *transcript, size_t len, struct fb_outcome *ret)
 	snprintf(ret->umount_error, sizeof(ret->umount_error), "%s", f->umount_line);
 	snprintf(ret->note, sizeof(ret->note), "%s", f->note);
 	ret->reaction = decide_reaction(f);
-	ret->warning = f->reactions & FB_KLOG_WARNING;
+	ret->warning = (f->reactions & FB_KLOG_WARNING) || f->note[0];
 	ret->fsck = FB_FSCK_NOT_RUN;
 	ret->data = FB_DATA_NOT_CHECKED;
 	ret->attrib = FB_ATTRIB_NA;

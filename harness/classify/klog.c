@@ -114,6 +114,13 @@ static const struct detect_rule detect_rules[] = {
 	{ FB_KLOG_FAM_JBD2, "Invalid checksum recovering", R_CSUM, "do_one_pass" },
 	/* do_one_pass: a revoke or descriptor block */
 	{ FB_KLOG_FAM_JBD2, "Invalid checksum found in transaction", R_CSUM, "do_one_pass" },
+	/*
+	 * do_one_pass (6.12): a commit block whose checksum fails while
+	 * jbd2_commit_block_csum_verify_partial() holds over its header is
+	 * taken for a commit block torn after its first sector and replayed:
+	 * the checksum check failed, and the kernel says so in this notice
+	 */
+	{ FB_KLOG_FAM_JBD2, "Find incomplete commit block", R_CSUM, "do_one_pass" },
 	/* journal_get_superblock (6.1), journal_check_superblock (6.12) */
 	{ FB_KLOG_FAM_JBD2, "journal checksum error", R_CSUM, "journal_get_superblock" },
 	/*
@@ -157,6 +164,12 @@ static const struct detect_rule detect_rules[] = {
 	{ FB_KLOG_FAM_ANY, "IO error", R_IO, NULL },
 	/* journal_load_superblock (6.12; 6.1 says "IO error reading journal superblock") */
 	{ FB_KLOG_FAM_ANY, "Cannot read journal superblock", R_IO, "journal_load_superblock" },
+	/*
+	 * ext4_check_bdev_write_error: the block device's writeback of a
+	 * metadata buffer failed; ext4_error_err() passes the errseq's -EIO
+	 */
+	{ FB_KLOG_FAM_ERROR, "Error while async write back metadata", R_IO,
+	  "ext4_check_bdev_write_error" },
 	/* ext4_std_error of -EIO */
 	{ FB_KLOG_FAM_ERROR, "IO failure", R_IO, "__ext4_std_error" },
 	/*
