@@ -19,10 +19,10 @@ static long long num(const json_t *o, const char *key)
 }
 
 /*
- * Whether witness record W touched the target's bytes. A device fault's
- * span is the request's (a torn or lost write of several blocks), wider
- * than the object: a read of the block beside it says nothing of it. A
- * target without offset and length takes every record.
+ * Whether witness record W touched the target's bytes. A lost or
+ * misdirected write's span is the request's (several blocks), wider than
+ * the object: a read of the block beside it says nothing of it. A target
+ * without offset and length takes every record.
  */
 static bool on_target(const json_t *target, const json_t *w)
 {
@@ -35,22 +35,26 @@ static bool on_target(const json_t *target, const json_t *w)
 }
 
 /*
- * Whether fault record F is a device fault whose watched span is the
- * request's (a lost, misdirected or torn write): the plugin watches the
- * bytes a data rule changed, wherever they lie (a flip of an inode's
- * checksum field is outside the inline data its target names), but the
- * whole request of a device fault, wider than the object.
+ * Whether fault record F's watched span is narrowed to the target: a lost
+ * or misdirected write (drop, misdirect), whose watch is the whole
+ * request. The plugin watches the bytes a data rule changed, wherever
+ * they lie (a flip of an inode's checksum field is outside the inline data
+ * its target names): all of them are the fault's. So are a torn write's:
+ * its watch is the part of the request the tear did not store (the fault
+ * record's span), and a read of any of those bytes, the target's block or
+ * the one beside it, gave the guest the disk's old bytes where the kernel
+ * had written new ones.
  */
 static bool span_fault(const json_t *f)
 {
 	const char *a = str(f, "action");
 
-	return !strcmp(a, "drop") || !strcmp(a, "misdirect") || !strcmp(a, "torn");
+	return !strcmp(a, "drop") || !strcmp(a, "misdirect");
 }
 
 /*
  * The seq of WITNESS's first KIND ("read", "overwrite") record of fault
- * record F, on TARGET's bytes for a device fault, or -1.
+ * record F, on TARGET's bytes for a lost or misdirected write, or -1.
  */
 static long long first_seen(const json_t *target, const json_t *witness, const json_t *f,
 			    const char *kind)
