@@ -71,12 +71,100 @@ static long long first_seen(const json_t *target, const json_t *witness, const j
 	return best;
 }
 
+/*
+ * An image run with no fault (flipbed image): the objects whose checksums
+ * failed the corruptor's verify before the boot, the target record's
+ * "verify" (run/badobj.h), stand in for the fault. Each watched one is
+ * watched by a watch rule named by its "id", whose witness records name
+ * the rule and no fault. NULL for any other target.
+ */
+static const json_t *verify_objects(const json_t *target)
+{
+	const json_t *o = json_object_get(json_object_get(target, "verify"), "objects");
+
+	return json_is_array(o) ? o : NULL;
+}
+
+/* The seq of WITNESS's first KIND record of watch rule ID, or -1. */
+static long long first_watched(const json_t *witness, const char *id, const char *kind)
+{
+	long long best = -1;
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(witness, i, w)
+		if (!json_object_get(w, "fault") && !strcmp(str(w, "rule"), id) &&
+		    !strcmp(str(w, "witness"), kind) && (best < 0 || num(w, "seq") < best))
+			best = num(w, "seq");
+	return best;
+}
+
+/*
+ * Whether the guest read a watched object before any overwrite of it;
+ * *RET_OVERWRITTEN: none was, and some was overwritten first;
+ * *RET_BACKUPS_ONLY: every one read was a superblock backup.
+ */
+static bool objects_read(const json_t *objects, const json_t *witness, bool *ret_overwritten,
+			 bool *ret_backups_only)
+{
+	bool overwritten = false, read = false, backups = true;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(objects, i, o) {
+		const char *id = str(o, "id");
+		long long r, w;
+
+		if (!*id || !json_is_true(json_object_get(o, "watched")))
+			continue;
+		r = first_watched(witness, id, "read");
+		w = first_watched(witness, id, "overwrite");
+		if (r >= 0 && (w < 0 || r < w)) {
+			read = true;
+			backups &= !strcmp(str(o, "type"), "superblock-backup");
+		} else {
+			overwritten |= w >= 0;
+		}
+	}
+	*ret_overwritten = !read && overwritten;
+	*ret_backups_only = read && backups;
+	return read;
+}
+
+/*
+ * The cause for an image's failing objects: what the witness saw (none of
+ * them read: never-read, or overwritten-before-read), then what they are
+ * (only superblock backups read: redundant-copy-unused). What changed in
+ * an object is not known (no fault made it), so the causes that look at
+ * the change (stale, resealed, log-end...) do not apply: an object read
+ * and not detected is unexplained. None watched (all past the image's end,
+ * or none failed): nothing to explain.
+ */
+static enum fb_undetected objects_cause(const json_t *objects, const json_t *witness)
+{
+	bool overwritten, backups;
+	size_t i, watched = 0;
+	json_t *o;
+
+	json_array_foreach(objects, i, o)
+		watched += json_is_true(json_object_get(o, "watched"));
+	if (!watched)
+		return FB_UNDET_NA;
+	if (!objects_read(objects, witness, &overwritten, &backups))
+		return overwritten ? FB_UNDET_OVERWRITTEN : FB_UNDET_NEVER_READ;
+	return backups ? FB_UNDET_REDUNDANT_COPY : FB_UNDET_UNEXPLAINED;
+}
+
 bool fb_fault_was_read(const json_t *target, const json_t *faults, const json_t *witness,
 		       bool *ret_overwritten)
 {
-	bool overwritten = false;
+	const json_t *objects = verify_objects(target);
+	bool overwritten = false, backups;
 	size_t i;
 	json_t *f;
+
+	if (objects)
+		return objects_read(objects, witness, ret_overwritten, &backups);
 
 	json_array_foreach(faults, i, f) {
 		long long seq = num(f, "seq"), r, o;
@@ -360,8 +448,11 @@ enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 				       const json_t *steps, const json_t *bio_reads)
 {
 	const char *type = str(target, "type");
+	const json_t *objects = verify_objects(target);
 	bool overwritten;
 
+	if (objects)
+		return objects_cause(objects, witness);
 	if (!json_array_size(faults))
 		return FB_UNDET_NA;
 	if (!fb_fault_was_read(target, faults, witness, &overwritten))

@@ -5,6 +5,9 @@
  * from the plugin's fault log and read witness (was the changed span read
  * by the guest, or overwritten first?) and the corruptor's record of the
  * target (its type, resealed, whether its checksum covers the bytes).
+ * A target with a "verify" list (an image run with no fault, run/badobj.h)
+ * has the objects whose checksums failed before the boot for its fault:
+ * their watch rules' witness records decide.
  */
 #ifndef FLIPBED_UNDETECTED_H
 #define FLIPBED_UNDETECTED_H

@@ -3,7 +3,9 @@
 # flipbed image: images corrupted here with debugfs, one per object type,
 # each run through the same boot and classification as a scenario and
 # classified as the kernel's checks say (patched kernel); the original file
-# is never written (sha256 before and after). Then show --debugfs and
+# is never written (sha256 before and after). The objects whose checksums
+# fail are listed and watched: one nothing reads is undetected never-read,
+# and more than 64 are bounded. Then show --debugfs and
 # show --inspect (guestfish in a libguestfs appliance, ~30 s under TCG) open
 # a kept case image read-only. Groups: slow, csum.
 . "$(dirname "$0")/lib.sh"
@@ -63,6 +65,32 @@ check dir-leaf walk "detect=csum,reaction=remount-ro,fsck=repaired,data=not-chec
 check block-bitmap "mount;write /new 100000;sync" "detect=csum,reaction=remount-ro,fsck=repaired,data=intact"
 check inode-bitmap "mount;write /new 10;sync" "detect=csum,reaction=remount-ro,fsck=repaired,data=intact"
 check xattr-block "mount;setxattr /a user.t 8" "detect=csum,reaction=remount-ro,fsck=repaired,data=intact"
+
+# The objects whose checksums fail, watched: /dir's leaf block with its
+# checksum (the 4-byte tail) zeroed is listed before the boot and in the
+# record; mount and stat /a never read that block, so nothing can detect
+# it (never-read, not a gap of ext4's); the walk reads it and detects it.
+corrupt dir-csum "zap_block -f /dir -p 0 -o 4092 -l 4 0"
+check dir-csum "mount;stat /a" "detect=none,reaction=none,undetected=never-read"
+grep -q '^flipbed image: checksum fails: dir-leaf bad ino=[0-9]* .* path=/dir$' "$T/dir-csum.log" ||
+	{ cat "$T/dir-csum.log"; fail "dir-csum: the bad dir-leaf was not listed before the boot"; }
+grep -q '"verify": *{"failed": *1, *"objects": *\[{[^]]*"type": *"dir-leaf"' "$T/run-dir-csum/cases.jsonl" ||
+	fail "dir-csum: the record's target has no verify list naming the dir-leaf"
+grep -q '"rules": *\["watch at=[0-9]* len=4096 id=bad1"\]' "$T/run-dir-csum/cases.jsonl" ||
+	fail "dir-csum: the dir-leaf was not watched"
+corrupt dir-csum-walk "zap_block -f /dir -p 0 -o 4092 -l 4 0"
+check dir-csum-walk walk "detect=csum,reaction=remount-ro"
+grep -q '"witness": *"read"' "$T/run-dir-csum-walk/cases.jsonl" ||
+	fail "dir-csum-walk: the witness did not log the walk's read of the dir-leaf"
+# hostile: more bad objects than are watched (70 inodes' checksums zeroed)
+cmds=""
+for i in $(seq 1 70); do cmds="$cmds;set_inode_field /dir/f$i checksum 0"; done
+corrupt many "${cmds#;}"
+check many mount-only "detect=none"
+grep -q '^flipbed image: 70 objects fail their checksum; 6 left unwatched (at most 64 are watched)$' \
+	"$T/many.log" || { cat "$T/many.log"; fail "many: the unwatched count was not printed"; }
+grep -q '"unwatched": *6' "$T/run-many/cases.jsonl" || fail "many: the record does not say 6 unwatched"
+grep -q 'id=bad64"\]' "$T/run-many/cases.jsonl" || fail "many: not 64 objects watched"
 "$FLIPBED" image "$T/inode.img" --kernel patched --expect detect=none --out "$T/run-miss" \
 	> "$T/miss.log" 2>&1
 [ $? -eq 1 ] || fail "an unmet --expect did not exit 1"
@@ -82,4 +110,4 @@ fi
 	{ cat "$T/gf"; fail "show --inspect exited $?"; }
 grep -q '^f150$' "$T/gf" || { cat "$T/gf"; fail "show --inspect did not list /dir"; }
 no_leftovers
-echo "ok: 9 images classified, originals untouched, debugfs and guestfish opened the kept image"
+echo "ok: 12 images classified, originals untouched, debugfs and guestfish opened the kept image"

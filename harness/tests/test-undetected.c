@@ -351,6 +351,48 @@ static void test_torn_lost_read(void **state)
 	json_decref(b);
 }
 
+/*
+ * An image run with no fault (flipbed image): the objects whose checksums
+ * failed the corruptor's verify, each watched by a watch rule of its id.
+ */
+#define VERIFY(type, watched) \
+	"{\"type\":\"none\",\"verify\":{\"failed\":1,\"unwatched\":0,\"objects\":[" \
+	"{\"id\":\"bad1\",\"type\":\"" type "\",\"offset\":40960,\"length\":4096," \
+	"\"watched\":" watched "}]}}"
+#define WATCHED(seq, kind, op) \
+	"{\"seq\":" #seq ",\"witness\":\"" kind "\",\"rule\":\"bad1\",\"op\":\"" op \
+	"\",\"offset\":40960,\"len\":4096}"
+
+static void test_verify_objects(void **state)
+{
+	const char *dir = VERIFY("dir-leaf", "true");
+	json_t *t = parse(dir), *w = parse("[" WATCHED(1, "read", "read") "]");
+	bool over;
+
+	(void)state;
+	/* nothing read the object: whatever the kernel checks, it saw nothing */
+	assert_int_equal(cause(dir, false, "[]", "[]"), FB_UNDET_NEVER_READ);
+	assert_int_equal(cause(dir, false, "[]", "[" WATCHED(1, "overwrite", "write") ","
+			       WATCHED(2, "read", "read") "]"), FB_UNDET_OVERWRITTEN);
+	/* read, and nothing detected it: what changed is unknown, a finding */
+	assert_int_equal(cause(dir, false, "[]", "[" WATCHED(1, "read", "read") ","
+			       WATCHED(2, "overwrite", "write") "]"), FB_UNDET_UNEXPLAINED);
+	assert_int_equal(cause(VERIFY("superblock-backup", "true"), false, "[]",
+			       "[" WATCHED(1, "read", "read") "]"), FB_UNDET_REDUNDANT_COPY);
+	/* a fault's witness record of the same rule name is not the watch's */
+	assert_int_equal(cause(dir, false, "[]",
+			       "[{\"seq\":1,\"witness\":\"read\",\"fault\":1,\"rule\":\"bad1\","
+			       "\"op\":\"read\"}]"), FB_UNDET_NEVER_READ);
+	/* an object not watched (past a short image's end) explains nothing */
+	assert_int_equal(cause(VERIFY("dir-leaf", "false"), false, "[]", "[]"), FB_UNDET_NA);
+	assert_int_equal(cause("{\"type\":\"none\",\"verify\":{\"failed\":0,\"objects\":[]}}",
+			       false, "[]", "[]"), FB_UNDET_NA);
+	assert_true(fb_fault_was_read(t, NULL, w, &over));
+	assert_false(over);
+	json_decref(t);
+	json_decref(w);
+}
+
 static enum fb_undetected cause_bio(const char *target, const char *faults, const char *witness,
 				    const char *steps, const char *bio_reads)
 {
@@ -460,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_read_ahead),
 		cmocka_unit_test(test_flip_outside_span),
 		cmocka_unit_test(test_torn_lost_read),
+		cmocka_unit_test(test_verify_objects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
