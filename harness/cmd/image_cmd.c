@@ -52,8 +52,9 @@ static void usage(FILE *f)
 "  --timeout S        seconds per boot (default 60)\n"
 "  --out DIR          run directory (default results/runs/image-<UTC time>)\n"
 "  --keep             keep the case image (needed by flipbed show --inspect/--debugfs)\n"
-"The objects whose checksums fail (flipbed-corrupt verify) are listed before the boot;\n"
-"the case watches the first %d and gives an undetected case a cause by them.\n", FB_BADOBJ_MAX);
+"The objects whose checksums fail (flipbed-corrupt verify, and free inodes) are listed\n"
+"before the boot; the case watches the first %d and gives an undetected case a cause\n"
+"by them.\n", FB_BADOBJ_MAX);
 }
 
 static int parse_args(int argc, char **argv, struct image_args *a)

@@ -99,15 +99,22 @@ static long long first_watched(const json_t *witness, const char *id, const char
 	return best;
 }
 
+/* What the objects the guest read are, when all of one kind. */
+enum read_kind {
+	READ_MIXED,
+	READ_BACKUPS,		/* superblock backups only */
+	READ_FREE_INODES,	/* inodes not in use only */
+};
+
 /*
  * Whether the guest read a watched object before any overwrite of it;
- * *RET_OVERWRITTEN: none was, and some was overwritten first;
- * *RET_BACKUPS_ONLY: every one read was a superblock backup.
+ * *RET_OVERWRITTEN: none was, and some was overwritten first; *RET_KIND:
+ * what every one read was.
  */
 static bool objects_read(const json_t *objects, const json_t *witness, bool *ret_overwritten,
-			 bool *ret_backups_only)
+			 enum read_kind *ret_kind)
 {
-	bool overwritten = false, read = false, backups = true;
+	bool overwritten = false, read = false, backups = true, free_inodes = true;
 	size_t i;
 	json_t *o;
 
@@ -122,49 +129,61 @@ static bool objects_read(const json_t *objects, const json_t *witness, bool *ret
 		if (r >= 0 && (w < 0 || r < w)) {
 			read = true;
 			backups &= !strcmp(str(o, "type"), "superblock-backup");
+			free_inodes &= !strcmp(str(o, "type"), "inode") &&
+				       !strcmp(str(o, "note"), "not in use");
 		} else {
 			overwritten |= w >= 0;
 		}
 	}
 	*ret_overwritten = !read && overwritten;
-	*ret_backups_only = read && backups;
+	*ret_kind = !read ? READ_MIXED : backups ? READ_BACKUPS :
+		    free_inodes ? READ_FREE_INODES : READ_MIXED;
 	return read;
 }
 
 /*
  * The cause for an image's failing objects: what the witness saw (none of
- * them read: never-read, or overwritten-before-read), then what they are
- * (only superblock backups read: redundant-copy-unused). What changed in
- * an object is not known (no fault made it), so the causes that look at
- * the change (stale, resealed, log-end...) do not apply: an object read
- * and not detected is unexplained. None watched (all past the image's end,
- * or none failed): nothing to explain.
+ * them read: never-read, or overwritten-before-read), then what they are.
+ * Only superblock backups read: redundant-copy-unused. Only inodes not in
+ * use read: freed, as for a fault's inode whose file was removed. ext4
+ * verifies an inode's checksum when it loads it (__ext4_iget), and it
+ * loads one that a directory entry, the orphan list or the superblock
+ * names; a free inode's table block is read for its neighbours (and by
+ * __ext4_new_inode, which writes a new inode over it unverified). What
+ * changed in an object is not known (no fault made it), so the causes
+ * that look at the change (stale, resealed, log-end...) do not apply: any
+ * other object read and not detected is unexplained. None watched (all
+ * past the image's end, or none failed): nothing to explain.
  */
 static enum fb_undetected objects_cause(const json_t *objects, const json_t *witness)
 {
-	bool overwritten, backups;
+	enum read_kind kind;
 	size_t i, watched = 0;
+	bool overwritten;
 	json_t *o;
 
 	json_array_foreach(objects, i, o)
 		watched += json_is_true(json_object_get(o, "watched"));
 	if (!watched)
 		return FB_UNDET_NA;
-	if (!objects_read(objects, witness, &overwritten, &backups))
+	if (!objects_read(objects, witness, &overwritten, &kind))
 		return overwritten ? FB_UNDET_OVERWRITTEN : FB_UNDET_NEVER_READ;
-	return backups ? FB_UNDET_REDUNDANT_COPY : FB_UNDET_UNEXPLAINED;
+	if (kind == READ_BACKUPS)
+		return FB_UNDET_REDUNDANT_COPY;
+	return kind == READ_FREE_INODES ? FB_UNDET_FREED : FB_UNDET_UNEXPLAINED;
 }
 
 bool fb_fault_was_read(const json_t *target, const json_t *faults, const json_t *witness,
 		       bool *ret_overwritten)
 {
 	const json_t *objects = verify_objects(target);
-	bool overwritten = false, backups;
+	bool overwritten = false;
+	enum read_kind kind;
 	size_t i;
 	json_t *f;
 
 	if (objects)
-		return objects_read(objects, witness, ret_overwritten, &backups);
+		return objects_read(objects, witness, ret_overwritten, &kind);
 
 	json_array_foreach(faults, i, f) {
 		long long seq = num(f, "seq"), r, o;

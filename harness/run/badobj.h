@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The objects of an image from elsewhere whose checksums fail, found with
- * the corruptor's verify (corruptor/flipbed-ext4.h), as the read witness's
- * watch rules: a case that runs such an image with no fault of its own
+ * the corruptor's verify (corruptor/flipbed-ext4.h) and a libext2fs scan
+ * of the inodes not in use, as the read witness's watch rules: a case that runs such an image with no fault of its own
  * (`flipbed image`) watches them as a fault's bytes are watched, and the
  * undetected cause (judge/undetected.h) takes them for its fault.
  */
@@ -22,10 +22,12 @@
 
 /*
  * Verify IMAGE: *RET a new object {"failed": N, "objects": [...],
- * "unwatched": M}, the first MAX failing objects (map order), each
+ * "unwatched": M, "free_inodes": "complete" or why the scan stopped}, the
+ * first MAX failing objects (map order, then the free inodes), each
  * {"id": "badK", "type", "verdict": "bad"|"unverifiable", "ino", "group",
- * "path", "pblk", "offset", "length", "watched"}, and M of them not
- * watched: the N - MAX left out, and those past the image's end.
+ * "path", "pblk", "offset", "length", "note": null|"not in use",
+ * "watched"}, and M of them not watched: the N - MAX left out, and those
+ * not within the image.
  * 0, or -1 with the reason in WHY (libext2fs cannot open it).
  */
 int fb_badobj_find(const char *image, size_t max, json_t **ret, char *why, size_t len);

@@ -379,6 +379,22 @@ static void test_verify_objects(void **state)
 			       WATCHED(2, "overwrite", "write") "]"), FB_UNDET_UNEXPLAINED);
 	assert_int_equal(cause(VERIFY("superblock-backup", "true"), false, "[]",
 			       "[" WATCHED(1, "read", "read") "]"), FB_UNDET_REDUNDANT_COPY);
+	/* e2fsprogs' f_deleted_inode_bad_csum: inode 12, not in use, its table
+	 * block read for the root inode: never loaded */
+	assert_int_equal(cause("{\"type\":\"none\",\"verify\":{\"failed\":1,\"objects\":["
+			       "{\"id\":\"bad1\",\"type\":\"inode\",\"note\":\"not in use\","
+			       "\"offset\":142080,\"length\":256,\"watched\":true}]}}", false, "[]",
+			       "[{\"seq\":1,\"witness\":\"read\",\"rule\":\"bad1\",\"op\":\"read\","
+			       "\"offset\":142080,\"len\":256}]"), FB_UNDET_FREED);
+	/* an inode in use read beside it: loaded, so it stays to explain */
+	assert_int_equal(cause("{\"type\":\"none\",\"verify\":{\"failed\":2,\"objects\":["
+			       "{\"id\":\"bad1\",\"type\":\"inode\",\"note\":\"not in use\","
+			       "\"offset\":142080,\"length\":256,\"watched\":true},"
+			       "{\"id\":\"bad2\",\"type\":\"inode\",\"note\":null,"
+			       "\"offset\":142336,\"length\":256,\"watched\":true}]}}", false, "[]",
+			       "[{\"seq\":1,\"witness\":\"read\",\"rule\":\"bad1\",\"op\":\"read\"},"
+			       "{\"seq\":2,\"witness\":\"read\",\"rule\":\"bad2\",\"op\":\"read\"}]"),
+			 FB_UNDET_UNEXPLAINED);
 	/* a fault's witness record of the same rule name is not the watch's */
 	assert_int_equal(cause(dir, false, "[]",
 			       "[{\"seq\":1,\"witness\":\"read\",\"fault\":1,\"rule\":\"bad1\","
