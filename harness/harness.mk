@@ -34,7 +34,7 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_im
 	scenario/scenario.c scenario/expr.c scenario/matrix.c scenario/vocab.c \
 	scenario/computed.c scenario/csum_first.c \
 	golden/golden.c \
-	run/target.c run/runcase.c run/batch.c run/run.c \
+	run/target.c run/badobj.c run/runcase.c run/batch.c run/run.c \
 	cmd/run_cmd.c cmd/image_cmd.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \

@@ -3,7 +3,9 @@
  * `flipbed image IMAGE`: bring your own image. Writes a one-off scenario
  * (`[mkfs] image = IMAGE`, target `none`) into the run directory and runs it
  * like any other case, so the image gets the same boot, classification and
- * report. The runner works on a copy: IMAGE itself is never written.
+ * report. The objects whose checksums already fail in it are listed first;
+ * the case watches them (run/badobj.h). The runner works on a copy: IMAGE
+ * itself is never written.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +23,7 @@
 #include "scenario/scenario.h"
 #include "kernels.h"
 #include "options.h"
+#include "run/badobj.h"
 #include "golden/golden.h"
 #include "util.h"
 
@@ -48,7 +51,10 @@ static void usage(FILE *f)
 "  --expect F=V,...   expectation: detect, reaction, fsck, data, warning (default: any)\n"
 "  --timeout S        seconds per boot (default 60)\n"
 "  --out DIR          run directory (default results/runs/image-<UTC time>)\n"
-"  --keep             keep the case image (needed by flipbed show --inspect/--debugfs)\n");
+"  --keep             keep the case image (needed by flipbed show --inspect/--debugfs)\n"
+"The objects whose checksums fail (flipbed-corrupt verify, and free inodes) are listed\n"
+"before the boot; the case watches the first %d and gives an undetected case a cause\n"
+"by them.\n", FB_BADOBJ_MAX);
 }
 
 static int parse_args(int argc, char **argv, struct image_args *a)
@@ -284,6 +290,24 @@ static void remove_made(const char *out, const char *file, const char *link)
 	rmdir(out);
 }
 
+/*
+ * The objects whose checksums fail in the image, before it boots: the
+ * case (run/target.c) watches them and explains an undetected case by
+ * them, from the record's target.verify. Read-only.
+ */
+static void list_bad_objects(const char *abs)
+{
+	json_t *verify;
+	char why[512];
+
+	if (fb_badobj_find(abs, FB_BADOBJ_MAX, &verify, why, sizeof(why))) {
+		fprintf(stderr, "flipbed image: %s; no object is watched\n", why);
+		return;
+	}
+	fb_badobj_print(stderr, verify);
+	json_decref(verify);
+}
+
 int cmd_image(int argc, char **argv)
 {
 	struct image_args a = { 0 };
@@ -332,6 +356,7 @@ int cmd_image(int argc, char **argv)
 		return EXIT_BADINPUT;
 	}
 	fprintf(stderr, "flipbed image: %s\n", file);
+	list_bad_objects(abs);
 	char *files[] = { file };
 	rc = fb_campaign_execute(files, 1, a.kernel, out, fb_default_jobs(), a.keep, false, "image", argc, argv);
 	if (rc == EXIT_BADINPUT)

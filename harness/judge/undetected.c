@@ -19,10 +19,10 @@ static long long num(const json_t *o, const char *key)
 }
 
 /*
- * Whether witness record W touched the target's bytes. A device fault's
- * span is the request's (a torn or lost write of several blocks), wider
- * than the object: a read of the block beside it says nothing of it. A
- * target without offset and length takes every record.
+ * Whether witness record W touched the target's bytes. A lost or
+ * misdirected write's span is the request's (several blocks), wider than
+ * the object: a read of the block beside it says nothing of it. A target
+ * without offset and length takes every record.
  */
 static bool on_target(const json_t *target, const json_t *w)
 {
@@ -35,22 +35,26 @@ static bool on_target(const json_t *target, const json_t *w)
 }
 
 /*
- * Whether fault record F is a device fault whose watched span is the
- * request's (a lost, misdirected or torn write): the plugin watches the
- * bytes a data rule changed, wherever they lie (a flip of an inode's
- * checksum field is outside the inline data its target names), but the
- * whole request of a device fault, wider than the object.
+ * Whether fault record F's watched span is narrowed to the target: a lost
+ * or misdirected write (drop, misdirect), whose watch is the whole
+ * request. The plugin watches the bytes a data rule changed, wherever
+ * they lie (a flip of an inode's checksum field is outside the inline data
+ * its target names): all of them are the fault's. So are a torn write's:
+ * its watch is the part of the request the tear did not store (the fault
+ * record's span), and a read of any of those bytes, the target's block or
+ * the one beside it, gave the guest the disk's old bytes where the kernel
+ * had written new ones.
  */
 static bool span_fault(const json_t *f)
 {
 	const char *a = str(f, "action");
 
-	return !strcmp(a, "drop") || !strcmp(a, "misdirect") || !strcmp(a, "torn");
+	return !strcmp(a, "drop") || !strcmp(a, "misdirect");
 }
 
 /*
  * The seq of WITNESS's first KIND ("read", "overwrite") record of fault
- * record F, on TARGET's bytes for a device fault, or -1.
+ * record F, on TARGET's bytes for a lost or misdirected write, or -1.
  */
 static long long first_seen(const json_t *target, const json_t *witness, const json_t *f,
 			    const char *kind)
@@ -67,12 +71,119 @@ static long long first_seen(const json_t *target, const json_t *witness, const j
 	return best;
 }
 
+/*
+ * An image run with no fault (flipbed image): the objects whose checksums
+ * failed the corruptor's verify before the boot, the target record's
+ * "verify" (run/badobj.h), stand in for the fault. Each watched one is
+ * watched by a watch rule named by its "id", whose witness records name
+ * the rule and no fault. NULL for any other target.
+ */
+static const json_t *verify_objects(const json_t *target)
+{
+	const json_t *o = json_object_get(json_object_get(target, "verify"), "objects");
+
+	return json_is_array(o) ? o : NULL;
+}
+
+/* The seq of WITNESS's first KIND record of watch rule ID, or -1. */
+static long long first_watched(const json_t *witness, const char *id, const char *kind)
+{
+	long long best = -1;
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(witness, i, w)
+		if (!json_object_get(w, "fault") && !strcmp(str(w, "rule"), id) &&
+		    !strcmp(str(w, "witness"), kind) && (best < 0 || num(w, "seq") < best))
+			best = num(w, "seq");
+	return best;
+}
+
+/* What the objects the guest read are, when all of one kind. */
+enum read_kind {
+	READ_MIXED,
+	READ_BACKUPS,		/* superblock backups only */
+	READ_FREE_INODES,	/* inodes not in use only */
+};
+
+/*
+ * Whether the guest read a watched object before any overwrite of it;
+ * *RET_OVERWRITTEN: none was, and some was overwritten first; *RET_KIND:
+ * what every one read was.
+ */
+static bool objects_read(const json_t *objects, const json_t *witness, bool *ret_overwritten,
+			 enum read_kind *ret_kind)
+{
+	bool overwritten = false, read = false, backups = true, free_inodes = true;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(objects, i, o) {
+		const char *id = str(o, "id");
+		long long r, w;
+
+		if (!*id || !json_is_true(json_object_get(o, "watched")))
+			continue;
+		r = first_watched(witness, id, "read");
+		w = first_watched(witness, id, "overwrite");
+		if (r >= 0 && (w < 0 || r < w)) {
+			read = true;
+			backups &= !strcmp(str(o, "type"), "superblock-backup");
+			free_inodes &= !strcmp(str(o, "type"), "inode") &&
+				       !strcmp(str(o, "note"), "not in use");
+		} else {
+			overwritten |= w >= 0;
+		}
+	}
+	*ret_overwritten = !read && overwritten;
+	*ret_kind = !read ? READ_MIXED : backups ? READ_BACKUPS :
+		    free_inodes ? READ_FREE_INODES : READ_MIXED;
+	return read;
+}
+
+/*
+ * The cause for an image's failing objects: what the witness saw (none of
+ * them read: never-read, or overwritten-before-read), then what they are.
+ * Only superblock backups read: redundant-copy-unused. Only inodes not in
+ * use read: freed, as for a fault's inode whose file was removed. ext4
+ * verifies an inode's checksum when it loads it (__ext4_iget), and it
+ * loads one that a directory entry, the orphan list or the superblock
+ * names; a free inode's table block is read for its neighbours (and by
+ * __ext4_new_inode, which writes a new inode over it unverified). What
+ * changed in an object is not known (no fault made it), so the causes
+ * that look at the change (stale, resealed, log-end...) do not apply: any
+ * other object read and not detected is unexplained. None watched (all
+ * past the image's end, or none failed): nothing to explain.
+ */
+static enum fb_undetected objects_cause(const json_t *objects, const json_t *witness)
+{
+	enum read_kind kind;
+	size_t i, watched = 0;
+	bool overwritten;
+	json_t *o;
+
+	json_array_foreach(objects, i, o)
+		watched += json_is_true(json_object_get(o, "watched"));
+	if (!watched)
+		return FB_UNDET_NA;
+	if (!objects_read(objects, witness, &overwritten, &kind))
+		return overwritten ? FB_UNDET_OVERWRITTEN : FB_UNDET_NEVER_READ;
+	if (kind == READ_BACKUPS)
+		return FB_UNDET_REDUNDANT_COPY;
+	return kind == READ_FREE_INODES ? FB_UNDET_FREED : FB_UNDET_UNEXPLAINED;
+}
+
 bool fb_fault_was_read(const json_t *target, const json_t *faults, const json_t *witness,
 		       bool *ret_overwritten)
 {
+	const json_t *objects = verify_objects(target);
 	bool overwritten = false;
+	enum read_kind kind;
 	size_t i;
 	json_t *f;
+
+	if (objects)
+		return objects_read(objects, witness, ret_overwritten, &kind);
 
 	json_array_foreach(faults, i, f) {
 		long long seq = num(f, "seq"), r, o;
@@ -356,8 +467,11 @@ enum fb_undetected fb_undetected_cause(const json_t *target, bool breaks_csum,
 				       const json_t *steps, const json_t *bio_reads)
 {
 	const char *type = str(target, "type");
+	const json_t *objects = verify_objects(target);
 	bool overwritten;
 
+	if (objects)
+		return objects_cause(objects, witness);
 	if (!json_array_size(faults))
 		return FB_UNDET_NA;
 	if (!fb_fault_was_read(target, faults, witness, &overwritten))

@@ -5,6 +5,9 @@
  * from the plugin's fault log and read witness (was the changed span read
  * by the guest, or overwritten first?) and the corruptor's record of the
  * target (its type, resealed, whether its checksum covers the bytes).
+ * A target with a "verify" list (an image run with no fault, run/badobj.h)
+ * has the objects whose checksums failed before the boot for its fault:
+ * their watch rules' witness records decide.
  */
 #ifndef FLIPBED_UNDETECTED_H
 #define FLIPBED_UNDETECTED_H
@@ -17,8 +20,9 @@
 /*
  * Whether the guest read bytes a fault changed: a fault applied in a read
  * (the kernel received it), or a witness "read" record of a fault before
- * any overwrite of it, on TARGET's bytes (its offset and length: a device
- * fault's span is the request's, which may reach past the object).
+ * any overwrite of it, on TARGET's bytes (its offset and length) for a
+ * lost or misdirected write, whose span is the request's and may reach
+ * past the object; anywhere in a torn write's unstored part.
  * *ret_overwritten: some fault's bytes were overwritten before they were
  * read. FAULTS and WITNESS are the case's arrays of fault-log records
  * (case.json "faults", "witness").

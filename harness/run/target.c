@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "flipbed-ext4.h"
+#include "run/badobj.h"
 #include "run/target.h"
 
 static const char *on_word(enum fb_timing t)
@@ -234,6 +235,32 @@ out:
 	return rc;
 }
 
+/*
+ * An image from elsewhere run with no fault: the objects whose checksums
+ * already fail in it stand in for a fault. Each is watched (the plugin's
+ * watch rule, named by the object's id) and listed in the record's
+ * "verify"; an image libext2fs cannot open gets the reason instead.
+ */
+static void watch_bad_objects(const char *image, struct fb_target *t)
+{
+	json_t *verify, *o;
+	char why[512];
+	size_t i;
+
+	if (fb_badobj_find(image, FB_BADOBJ_MAX, &verify, why, sizeof(why))) {
+		json_object_set_new(t->record, "verify", json_pack("{s:s}", "error", why));
+		return;
+	}
+	json_array_foreach(json_object_get(verify, "objects"), i, o)
+		if (json_is_true(json_object_get(o, "watched")))
+			add_rule(t, "watch at=%lld len=%lld id=%s",
+				 json_integer_value(json_object_get(o, "offset")),
+				 json_integer_value(json_object_get(o, "length")),
+				 json_string_value(json_object_get(o, "id")));
+	t->watch_only = t->nrules > 0;
+	json_object_set_new(t->record, "verify", verify);
+}
+
 int fb_target_rules(const struct fb_scenario *s, const char *image,
 		    struct fb_target *ret, char *why, size_t len)
 {
@@ -244,6 +271,8 @@ int fb_target_rules(const struct fb_scenario *s, const char *image,
 	if (!strcmp(s->type, "none")) {
 		/* no fault: the workload and e2fsck alone (a control case) */
 		ret->record = json_pack("{s:s}", "type", "none");
+		if (s->image)
+			watch_bad_objects(image, ret);
 		return 0;
 	}
 	if (strcmp(s->type, "range")) {

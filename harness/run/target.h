@@ -22,6 +22,7 @@ struct fb_target {
 	json_t *record;		/* what was picked: type, path, ino, offset, ... */
 	bool breaks_csum;	/* the fault changes bytes a kernel checksum covers */
 	struct fb_csum_object csum_error;	/* then: what a csum-error line names */
+	bool watch_only;	/* every rule a watch rule: none fires (badobj.h) */
 };
 
 /*

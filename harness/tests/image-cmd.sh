@@ -3,7 +3,9 @@
 # flipbed image: images corrupted here with debugfs, one per object type,
 # each run through the same boot and classification as a scenario and
 # classified as the kernel's checks say (patched kernel); the original file
-# is never written (sha256 before and after). Then show --debugfs and
+# is never written (sha256 before and after). The objects whose checksums
+# fail are listed and watched: one nothing reads is undetected never-read,
+# and more than 64 are bounded. Then show --debugfs and
 # show --inspect (guestfish in a libguestfs appliance, ~30 s under TCG) open
 # a kept case image read-only. Groups: slow, csum.
 . "$(dirname "$0")/lib.sh"
@@ -63,6 +65,54 @@ check dir-leaf walk "detect=csum,reaction=remount-ro,fsck=repaired,data=not-chec
 check block-bitmap "mount;write /new 100000;sync" "detect=csum,reaction=remount-ro,fsck=repaired,data=intact"
 check inode-bitmap "mount;write /new 10;sync" "detect=csum,reaction=remount-ro,fsck=repaired,data=intact"
 check xattr-block "mount;setxattr /a user.t 8" "detect=csum,reaction=remount-ro,fsck=repaired,data=intact"
+
+# The objects whose checksums fail, watched: /dir's leaf block with its
+# checksum (the 4-byte tail) zeroed is listed before the boot and in the
+# record; mount and stat /a never read that block, so nothing can detect
+# it (never-read, not a gap of ext4's); the walk reads it and detects it.
+corrupt dir-csum "zap_block -f /dir -p 0 -o 4092 -l 4 0"
+check dir-csum "mount;stat /a" "detect=none,reaction=none,undetected=never-read"
+grep -q '^flipbed image: checksum fails: dir-leaf bad ino=[0-9]* .* path=/dir$' "$T/dir-csum.log" ||
+	{ cat "$T/dir-csum.log"; fail "dir-csum: the bad dir-leaf was not listed before the boot"; }
+grep -q '"verify": *{"failed": *1,[^]]*"objects": *\[{[^]]*"type": *"dir-leaf"' "$T/run-dir-csum/cases.jsonl" ||
+	fail "dir-csum: the record's target has no verify list naming the dir-leaf"
+grep -q '"rules": *\["watch at=[0-9]* len=4096 id=bad1"\]' "$T/run-dir-csum/cases.jsonl" ||
+	fail "dir-csum: the dir-leaf was not watched"
+corrupt dir-csum-walk "zap_block -f /dir -p 0 -o 4092 -l 4 0"
+check dir-csum-walk walk "detect=csum,reaction=remount-ro"
+grep -q '"witness": *"read"' "$T/run-dir-csum-walk/cases.jsonl" ||
+	fail "dir-csum-walk: the witness did not log the walk's read of the dir-leaf"
+# A deleted inode whose checksum fails (as e2fsprogs' f_deleted_inode_bad_csum):
+# the corruptor maps inodes in use only, flipbed image scans the free ones.
+# 600 files, the highest inode removed and its checksum zeroed: its table
+# block (>= 32) is past the read-ahead the mount's root inode load makes
+# (__ext4_get_inode_loc: the 32-block window from block 0), so mount and
+# stat /a never read it; the walk loads inodes beside it, reads its block
+# and never loads it (no entry names it): freed.
+mkdir -p "$T/dtree/many"
+echo hi > "$T/dtree/a"
+for i in $(seq 1 600); do echo "$i" > "$T/dtree/many/f$i"; done
+mkfs.ext4 -q -F -O metadata_csum,inline_data -b 4096 -I 256 -d "$T/dtree" "$T/deleted.img" 64M ||
+	fail "mkfs.ext4 -d (600 files)"
+set -- $(debugfs -R "ls -l /many" "$T/deleted.img" 2>/dev/null | awk 'NF > 2 {print $1, $NF}' | sort -n | tail -1)
+[ "${1:-0}" -gt 512 ] || fail "the highest inode of /many is ${1:-none}, not past table block 32"
+debugfs -w -R "rm /many/$2" "$T/deleted.img" > /dev/null 2>&1 &&
+	debugfs -w -R "set_inode_field <$1> checksum 0" "$T/deleted.img" > /dev/null 2>&1 ||
+	fail "debugfs: remove /many/$2 and zero inode $1's checksum"
+cp "$T/deleted.img" "$T/deleted-walk.img"
+check deleted "mount;stat /a" "detect=none,reaction=none,undetected=never-read"
+grep -q "^flipbed image: checksum fails: inode bad ino=$1 .*(not in use)\$" "$T/deleted.log" ||
+	{ cat "$T/deleted.log"; fail "deleted: the free inode $1 was not listed"; }
+check deleted-walk walk "detect=none,reaction=none,undetected=freed"
+# hostile: more bad objects than are watched (70 inodes' checksums zeroed)
+cmds=""
+for i in $(seq 1 70); do cmds="$cmds;set_inode_field /dir/f$i checksum 0"; done
+corrupt many "${cmds#;}"
+check many mount-only "detect=none"
+grep -q '^flipbed image: 70 objects fail their checksum; 6 left unwatched (at most 64 are watched); free inodes: complete$' \
+	"$T/many.log" || { cat "$T/many.log"; fail "many: the unwatched count was not printed"; }
+grep -q '"unwatched": *6' "$T/run-many/cases.jsonl" || fail "many: the record does not say 6 unwatched"
+grep -q 'id=bad64"\]' "$T/run-many/cases.jsonl" || fail "many: not 64 objects watched"
 "$FLIPBED" image "$T/inode.img" --kernel patched --expect detect=none --out "$T/run-miss" \
 	> "$T/miss.log" 2>&1
 [ $? -eq 1 ] || fail "an unmet --expect did not exit 1"
@@ -82,4 +132,4 @@ fi
 	{ cat "$T/gf"; fail "show --inspect exited $?"; }
 grep -q '^f150$' "$T/gf" || { cat "$T/gf"; fail "show --inspect did not list /dir"; }
 no_leftovers
-echo "ok: 9 images classified, originals untouched, debugfs and guestfish opened the kept image"
+echo "ok: 14 images classified, originals untouched, debugfs and guestfish opened the kept image"
