@@ -8,8 +8,10 @@
 # detected. The iron dir-leaf write with a lost write (drop): write and
 # sync succeed, the checkpoint at the umount never reaches the disk, the
 # remount's read gets ENOENT; the inode write with a flipped bit: the
-# remount's read gets EBADMSG (detected). A healthy workload keeps its
-# acknowledged files intact.
+# remount's read gets EBADMSG (detected). A file whose sync failed is not
+# acknowledged (dir-leaf, eio), nor a write through a descriptor opened
+# before an error whose fsync-fd failed (data/open-fd-after-error.scn). A
+# healthy workload keeps its acknowledged files intact.
 # Groups: quick.
 . "$(dirname "$0")/lib.sh"
 require_flipbed
@@ -52,6 +54,18 @@ field inode "r['data_detail']" | grep -q 'EBADMSG' ||
 	fail "inode flip: data_detail does not say the read got EBADMSG: $(field inode "r['data_detail']")"
 ok "a synced file the next mount cannot read is data lost, detected"
 
+run eio scenarios/iron/dir-leaf/write.scn --set fault.action=eio
+[ "$(acked eio /dir/new)" = "none not-checked" ] ||
+	fail "dir-leaf eio: /dir/new acknowledged as '$(acked eio /dir/new)', expected 'none not-checked' (its sync failed)"
+ok "a file whose sync failed is not acknowledged, by that sync or a later umount"
+
+run ofd scenarios/data/open-fd-after-error.scn
+[ "$(acked ofd /f)" = "fsync step 3 intact" ] ||
+	fail "open-fd-after-error: /f acknowledged as '$(acked ofd /f)', expected 'fsync step 3 intact'"
+[ "$(field ofd "r['verdict']")" = pass ] ||
+	fail "open-fd-after-error: verdict $(field ofd "r['verdict']"): $(field ofd "r['mismatch']")"
+ok "a write through a descriptor opened before the error is not acknowledged by a failed fsync-fd"
+
 mkdir -p "$T/s"
 cat > "$T/s/healthy.scn" <<EOS
 [scenario]
@@ -62,6 +76,8 @@ kernels = stock
 features = metadata_csum
 options = -b 4096
 size = 64M
+[target]
+type = none
 [workload]
 step = mount
 step = write /a 5000
