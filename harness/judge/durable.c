@@ -349,7 +349,10 @@ static void step_failed(struct fb_durable_model *m, const struct step *st, int i
 				untrack(get(m, st->argv[a]), i, text);
 		return;
 	}
-	if (st->id != STEP_READ && st->id != STEP_PREAD)
+	if (st->id == STEP_MOUNT)
+		m->mounted = false;
+	/* a read with nothing mounted on /mnt says nothing of the file */
+	if ((st->id != STEP_READ && st->id != STEP_PREAD) || !m->mounted)
 		return;
 	p = find(m, st->argv[0]);
 	c = p ? cur(p) : NULL;
@@ -366,6 +369,10 @@ static int model_step(struct fb_durable_model *m, int i, const char *text, char 
 
 	if (step_parse(text, &st, why, len))
 		return -1;
+	if (writes(st.id) || st.id == STEP_EXPECT_EROFS)
+		for (int a = 0; a < st.argc; a++)
+			if (st.argv[a][0] == '/')
+				get(m, st.argv[a])->named = true;
 	if (m->results) {
 		const char *r = m->results[i] ? m->results[i] : "no result";
 
@@ -376,6 +383,8 @@ static int model_step(struct fb_durable_model *m, int i, const char *text, char 
 			return 0;
 		}
 		st.expect = EXPECT_OK;
+		if (st.id == STEP_MOUNT || st.id == STEP_UMOUNT)
+			m->mounted = st.id == STEP_MOUNT;
 		if (st.id == STEP_EXPECT_EROFS) {
 			untrack(get(m, st.argv[0]), i, text);
 			return 0;
@@ -606,7 +615,9 @@ int fb_durable_judge(const struct fb_durable_model *m, long k, const struct fb_m
 
 bool fb_durable_written(const struct fb_durable_path *p)
 {
-	return p->nv > 1 || (p->nv == 1 && p->v[0].step >= 0) || p->untracked;
+	/* a directory a step named has no version: not a file */
+	return p->nv > 1 || (p->nv == 1 && p->v[0].step >= 0) ||
+	       (p->named && (p->nv || p->untracked));
 }
 
 /* The last version of P the workload was acknowledged for (the golden one is durable). */

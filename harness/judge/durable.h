@@ -51,6 +51,7 @@ struct fb_durable_path {
 	struct fb_durable_point *d;
 	int nd;
 	int held;		/* `open P` holds a descriptor of version HELD - 1; 0: none */
+	bool named;		/* a step that writes named it */
 };
 
 struct fb_durable_model {
@@ -65,6 +66,7 @@ struct fb_durable_model {
 	long *barrier;
 	const char *const *results;	/* fb_durable_build_run: each step's result */
 	int *ids;		/* and its enum step_id */
+	bool mounted;		/* while building: /mnt is mounted (a read there counts) */
 	int nown;		/* the scenario's own steps, the first NOWN */
 };
 
@@ -89,7 +91,11 @@ int fb_durable_build_run(struct fb_durable_model *m, const struct fb_manifest *g
 			 char *const *steps, const char *const *results, int nsteps, int nown,
 			 char *why, size_t len);
 
-/* Whether a step wrote, renamed or removed P (else it is the golden image's). */
+/*
+ * Whether a step wrote, renamed or removed P, or named it in a write that
+ * failed (else it is the golden image's: a directory renamed above it
+ * leaves it to the golden comparison, which skips it).
+ */
 bool fb_durable_written(const struct fb_durable_path *p);
 
 /*

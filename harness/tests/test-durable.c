@@ -145,6 +145,24 @@ static void test_later_failure(void **state)
 	done(&r);
 }
 
+/* A read with nothing mounted (the remount failed) says nothing of the file. */
+static void test_read_unmounted(void **state)
+{
+	const char *steps[] = { "mount -> ok", "write /new 5000 -> ok", "sync -> ok",
+				"umount -> ok", "mount -> EUCLEAN", "read /new 5000 -> ENOENT", NULL };
+	struct fb_manifest_found kept[] = { file("/new", 5000) };
+	struct fb_manifest_found gone[] = { absent };
+	struct run r;
+
+	(void)state;
+	judge(&r, -1, steps, kept);
+	assert_string_equal(acked(&r, "/new"), "sync step 3 intact");
+	done(&r);
+	judge(&r, -1, steps, gone);
+	assert_string_equal(acked(&r, "/new"), "sync step 3 lost");
+	done(&r);
+}
+
 /* A write whose fsync failed is not acknowledged, by that fsync or a later umount. */
 static void test_not_durable(void **state)
 {
@@ -232,6 +250,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_durable_points),
 		cmocka_unit_test(test_later_failure),
+		cmocka_unit_test(test_read_unmounted),
 		cmocka_unit_test(test_not_durable),
 		cmocka_unit_test(test_write_fd),
 		cmocka_unit_test(test_removed),
