@@ -255,7 +255,8 @@ static int run_step(int i)
 }
 
 /*
- * One case: its steps, a sync, then "done PASSED FAILED", with " mounted"
+ * One case: its steps, the descriptors they kept closed, a sync, then
+ * "done PASSED FAILED", with " mounted"
  * when it left /mnt mounted (the host then ends the batch: the next case's
  * mount would stack on it). The sync writes back what the workload left,
  * as the sync before a reboot does for a case alone: a case of a batch
@@ -277,8 +278,11 @@ static void run_case(void)
 		passed += met == 1;
 		failed += met == 0;
 	}
-	if (!crashed)
+	/* a crash leaves them open: a close may write (ext4's auto_da_alloc) */
+	if (!crashed) {
+		fd_close_all();
 		sync();
+	}
 	fserror_stop();
 	bioread_stop();
 	kmsg_drain();

@@ -2,7 +2,8 @@
 /*
  * The guest agent's internal surface (one file per job: chan.c talks to the
  * host, kmsg.c forwards kernel messages, ops.c runs steps, race.c the
- * concurrent ones, pattern.c makes file contents, fserror.c watches for
+ * concurrent ones, fds.c the descriptors kept across steps, pattern.c
+ * makes file contents, fserror.c watches for
  * ext4's error reports, bioread.c sees how the kernel read the target). The protocol is described in README.md.
  */
 #ifndef FLIPBED_AGENT_H
@@ -10,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "steps.h"
 
@@ -47,6 +49,19 @@ uint64_t fnv1a(uint64_t h, const void *buf, size_t len);
  * errno value (or EBADDATA); DETAIL gets a short text for the result line.
  */
 int op_run(int n, const struct step *s, char *detail, size_t len);
+/* Write N bytes of P's pattern to FD, from file offset OFF: 0 or an errno. */
+int pattern_write(int fd, const char *p, off_t off, size_t n);
+
+/*
+ * fds.c: the descriptors `open P` keeps (at most FD_MAX) for write-fd,
+ * fsync-fd and close; fd_close_all at the end of a case.
+ */
+#define FD_MAX 8
+int op_open(const struct step *s, char *detail, size_t len);
+int op_write_fd(const struct step *s, char *detail, size_t len);
+int op_fsync_fd(const struct step *s);
+int op_close(const struct step *s);
+void fd_close_all(void);
 
 /* copy.c: the copy-source step (the tree of the read-only disk /dev/vdb). */
 int op_copy_source(int n, const struct step *s, char *detail, size_t len);

@@ -88,8 +88,7 @@ static int write_all(int fd, const unsigned char *buf, size_t n)
 	return 0;
 }
 
-/* Write N bytes of P's pattern to FD, starting at file offset OFF. */
-static int write_pattern(int fd, const char *p, off_t off, size_t n)
+int pattern_write(int fd, const char *p, off_t off, size_t n)
 {
 	unsigned char *buf;
 	int rc = 0;
@@ -132,7 +131,7 @@ static int op_write(const struct step *s, char *detail, size_t len)
 		return errno;
 	if (flags & O_APPEND)
 		off = lseek(fd, 0, SEEK_END);
-	rc = write_pattern(fd, s->argv[0], off, n);
+	rc = pattern_write(fd, s->argv[0], off, n);
 	if (close(fd) && !rc)
 		rc = errno;
 	if (!rc)
@@ -729,7 +728,7 @@ static int op_pwrite(const struct step *s, char *detail, size_t len)
 
 	if (fd < 0)
 		return errno;
-	rc = lseek(fd, off, SEEK_SET) < 0 ? errno : write_pattern(fd, s->argv[0], off, n);
+	rc = lseek(fd, off, SEEK_SET) < 0 ? errno : pattern_write(fd, s->argv[0], off, n);
 	if (close(fd) && !rc)
 		rc = errno;
 	if (!rc)
@@ -838,6 +837,10 @@ int op_run(int n, const struct step *s, char *detail, size_t len)
 	case STEP_SETXATTR: return op_setxattr(s, detail, len);
 	case STEP_GETXATTR: return op_getxattr(s, detail, len);
 	case STEP_FSYNC: return op_fsync(s);
+	case STEP_OPEN: return op_open(s, detail, len);
+	case STEP_WRITE_FD: return op_write_fd(s, detail, len);
+	case STEP_FSYNC_FD: return op_fsync_fd(s);
+	case STEP_CLOSE: return op_close(s);
 	case STEP_SYNC: return op_sync();
 	case STEP_DROP_CACHES: return op_drop_caches();
 	case STEP_EXPECT_EROFS: return op_expect_erofs(s, detail, len);

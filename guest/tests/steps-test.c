@@ -70,6 +70,10 @@ static void test_accepted(void **state)
 	accepts("punch /f 4096 8192", STEP_PUNCH, 3);
 	accepts("inline /d/small", STEP_INLINE, 1);
 	accepts("expect ENODATA inline /big", STEP_INLINE, 1);
+	accepts("open /f", STEP_OPEN, 1);
+	accepts("write-fd /f 12288", STEP_WRITE_FD, 2);
+	accepts("expect EROFS fsync-fd /f", STEP_FSYNC_FD, 1);
+	accepts("close /f", STEP_CLOSE, 1);
 }
 
 static void test_refused(void **state)
@@ -77,6 +81,10 @@ static void test_refused(void **state)
 	refuses("", "empty step");
 	refuses("frobnicate /a", "accepted: mount, umount");
 	refuses("write /a", "usage: write P BYTES");
+	refuses("write-fd /f", "usage: write-fd P BYTES");
+	refuses("write-fd /f 2000000000", "a byte count");
+	refuses("open f", "starting with '/'");
+	refuses("fsync-fd /f /g", "wrong number of arguments");
 	refuses("mount /dev/vda", "journal_path=/dev/NAME");
 	refuses("mount journal_path=/dev/../x", "journal_path=/dev/NAME");
 	refuses("mount journal_path=/dev/", "journal_path=/dev/NAME");

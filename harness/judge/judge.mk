@@ -18,3 +18,9 @@ $(eval $(call UNIT_TEST,test-undetected,harness/tests/test-undetected.c \
 # harness/tests/fsck/ (made by harness/tests/fsck-oracle.sh).
 $(eval $(call UNIT_TEST,test-fsck,harness/tests/test-fsck.c harness/judge/fsck.c \
 	$(B)/obj/harness/util.o,,$(HARNESS_TEST_CFLAGS)))
+
+# What a workload was acknowledged for (harness/judge/durable.c): the
+# model on steps and their results, judged on given image contents.
+$(eval $(call UNIT_TEST,test-durable,harness/tests/test-durable.c harness/judge/durable.c \
+	guest/steps.c guest/pattern.c $(B)/obj/harness/outcome.o $(B)/obj/harness/util.o,jansson,\
+	$(HARNESS_TEST_CFLAGS)))

@@ -372,3 +372,48 @@ int fb_manifest_compare(const struct fb_manifest *m, const char *image,
 	free(w);
 	return rc;
 }
+
+int fb_manifest_lookup(char *const *paths, int n, const char *image,
+		       struct fb_manifest_found *ret, char *detail, size_t len)
+{
+	double deadline = fb_now() + fb_oracle_seconds();
+	ext2_filsys fs;
+	errcode_t err;
+
+	detail[0] = '\0';
+	for (int i = 0; i < n; i++)
+		ret[i] = (struct fb_manifest_found){ .state = FB_FOUND_NOT_CHECKED };
+	err = open_fs(image, &fs);
+	if (err) {
+		snprintf(detail, len, "cannot open the image: %s", error_message(err));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct ext2_inode inode;
+		ext2_ino_t ino;
+
+		if (!paths[i])
+			continue;
+		err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, paths[i], &ino);
+		/* only a name that is not there is absent: a directory that cannot be read is not */
+		if (err == EXT2_ET_FILE_NOT_FOUND) {
+			ret[i].state = FB_FOUND_ABSENT;
+			continue;
+		}
+		if (err || ext2fs_read_inode(fs, ino, &inode) || !LINUX_S_ISREG(inode.i_mode)) {
+			ret[i].state = FB_FOUND_UNREADABLE;
+			continue;
+		}
+		err = file_digest(fs, ino, UINT64_MAX, deadline, &ret[i].size, &ret[i].hash);
+		if (err == FB_ERR_DEADLINE) {
+			ret[i].state = FB_FOUND_NOT_CHECKED;
+			snprintf(detail, len, "the data oracle ran past %d s (at %s)",
+				 fb_oracle_seconds(), paths[i]);
+			ext2fs_close_free(&fs);
+			return -1;
+		}
+		ret[i].state = err ? FB_FOUND_UNREADABLE : FB_FOUND_FILE;
+	}
+	ext2fs_close_free(&fs);
+	return 0;
+}

@@ -100,4 +100,20 @@ struct fb_manifest_want {
 int fb_manifest_check(const struct fb_manifest_want *w, int n, const char *image,
 		      enum fb_data *ret, char *detail, size_t len);
 
+/* What an image holds at a path. */
+struct fb_manifest_found {
+	enum { FB_FOUND_NOT_CHECKED, FB_FOUND_ABSENT, FB_FOUND_UNREADABLE,
+	       FB_FOUND_FILE } state;
+	uint64_t size, hash;	/* FB_FOUND_FILE: as fb_manifest_build's */
+};
+
+/*
+ * Look the N PATHS up in IMAGE: RET[i] says what it holds at PATHS[i] (a
+ * NULL path is left not-checked). -1 with DETAIL when the image cannot be
+ * opened or the lookups ran past fb_oracle_seconds() (the rest of RET then
+ * not-checked), else 0.
+ */
+int fb_manifest_lookup(char *const *paths, int n, const char *image,
+		       struct fb_manifest_found *ret, char *detail, size_t len);
+
 #endif

@@ -446,6 +446,8 @@ static void check_child(struct casectx *x, const struct fb_golden *g, const char
 		      "codes", x->fsck_codes, "problems", x->fsck_problems,
 		      "detail", x->ddetail, "reference", x->data_ref, "infra", x->infra,
 		      "seconds", x->t_fsck, "written", (int)x->written, "wdetail", x->wdetail);
+	if (r && x->acked)
+		json_object_set(r, "acked", x->acked);
 	_exit(r && !json_dump_file(r, path, 0) ? 0 : 1);
 }
 
@@ -468,6 +470,8 @@ static int check_result(struct casectx *x, const char *path)
 		     FB_DATA_NOT_CHECKED;
 	snprintf(x->wdetail, sizeof(x->wdetail), "%s",
 		 json_string_value(json_object_get(r, "wdetail")) ?: "");
+	v = json_object_get(r, "acked");
+	x->acked = json_is_array(v) ? json_incref(v) : NULL;
 	v = json_object_get(r, "reference");
 	if (json_is_string(v))
 		x->data_ref = xstrdup(json_string_value(v));	/* lives as long as the worker */

@@ -66,6 +66,9 @@ struct casectx {
 	char ddetail[512];		/* what the data oracle found */
 	enum fb_data written;		/* the files the workload wrote (check_written) */
 	char wdetail[512];
+	json_t *acked;			/* case.json "acknowledged" (check_acked), or NULL */
+	enum fb_data acked_data;	/* the worst of those acknowledged */
+	char adetail[512];
 	const char *data_ref;		/* what it compared against, or NULL */
 	char hit[160];			/* what a csum-error line names for the fault */
 	double t0, t_image, t_boot, t_work, t_fsck;

@@ -240,7 +240,8 @@ static int mutated_paths(const struct fb_scenario *s, char **out, int max)
 /*
  * One read of a guest-made image by the data oracle: the golden files
  * against the golden manifest M (minus SKIP), or, with WANT, the files the
- * workload wrote against what it wrote.
+ * workload wrote against what it wrote, or, with PATHS, what the image
+ * holds at each of them (into FOUND).
  */
 struct oracle_job {
 	const struct fb_manifest *m;
@@ -248,13 +249,39 @@ struct oracle_job {
 	int nskip;
 	const struct fb_manifest_want *want;
 	int nwant;
+	char *const *paths;
+	int npaths;
+	struct fb_manifest_found *found;
 };
 
 static int oracle_run(const struct oracle_job *j, const char *image, enum fb_data *ret,
 		      char *detail, size_t len)
 {
+	if (j->paths) {
+		*ret = FB_DATA_NOT_CHECKED;
+		return fb_manifest_lookup(j->paths, j->npaths, image, j->found, detail, len);
+	}
 	return j->want ? fb_manifest_check(j->want, j->nwant, image, ret, detail, len) :
 			 fb_manifest_compare(j->m, image, j->skip, j->nskip, ret, detail, len);
+}
+
+/* Read LEN bytes of FD into BUF before DEADLINE; the bytes read. */
+static size_t read_until(int fd, void *buf, size_t len, double deadline)
+{
+	size_t got = 0;
+
+	while (got < len && fb_now() < deadline) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pf, 1, 200) <= 0)
+			continue;
+		n = read(fd, (char *)buf + got, len - got);
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	return got;
 }
 
 /*
@@ -268,8 +295,9 @@ static int oracle_bounded(const struct oracle_job *j, const char *image, enum fb
 {
 	struct { int rc; enum fb_data d; char detail[512]; } r = { -1, FB_DATA_NOT_CHECKED, "" };
 	double deadline = fb_now() + fb_oracle_seconds();
+	size_t nfound = j->paths ? j->npaths * sizeof(*j->found) : 0;
 	int fds[2], status;
-	ssize_t got = 0;
+	bool whole = false;
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC))
@@ -279,28 +307,23 @@ static int oracle_bounded(const struct oracle_job *j, const char *image, enum fb
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(fds[0]);
 		r.rc = oracle_run(j, image, &r.d, r.detail, sizeof(r.detail));
-		_exit(write(fds[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+		_exit(write(fds[1], &r, sizeof(r)) == sizeof(r) &&
+		      (!nfound || write(fds[1], j->found, nfound) == (ssize_t)nfound) ? 0 : 1);
 	}
 	close(fds[1]);
-	while (pid > 0 && got < (ssize_t)sizeof(r) && fb_now() < deadline) {
-		struct pollfd pf = { .fd = fds[0], .events = POLLIN };
-		ssize_t n;
-
-		if (poll(&pf, 1, 200) <= 0)
-			continue;
-		n = read(fds[0], (char *)&r + got, sizeof(r) - got);
-		if (n <= 0)
-			break;
-		got += n;
-	}
+	if (pid > 0)
+		whole = read_until(fds[0], &r, sizeof(r), deadline) == sizeof(r) &&
+			(!nfound || read_until(fds[0], j->found, nfound, deadline) == nfound);
 	close(fds[0]);
 	if (pid > 0) {
-		if (got < (ssize_t)sizeof(r))
+		if (!whole)
 			kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
-	if (got < (ssize_t)sizeof(r)) {
+	if (!whole) {
 		*ret = FB_DATA_NOT_CHECKED;
+		for (int i = 0; j->paths && i < j->npaths; i++)
+			j->found[i] = (struct fb_manifest_found){ .state = FB_FOUND_NOT_CHECKED };
 		snprintf(detail, len, "the data oracle ran past %d s", fb_oracle_seconds());
 		return -1;
 	}
@@ -310,45 +333,99 @@ static int oracle_bounded(const struct oracle_job *j, const char *image, enum fb
 }
 
 /*
+ * The steps as they ran, for judge/durable.c: TEXTS and RESULTS ("ok" or
+ * an errno name) of the steps that reported, and of the first that did
+ * not when the guest stopped inside it (its result "no result": whatever
+ * it did is not followed). Returns how many; both arrays the caller's.
+ */
+static int steps_as_run(struct casectx *x, char ***texts, const char ***results)
+{
+	size_t i, n = json_array_size(x->step_results);
+	json_t *r;
+
+	*texts = xcalloc(n + 2, sizeof(**texts));
+	*results = xcalloc(n + 2, sizeof(**results));
+	json_array_foreach(x->step_results, i, r) {
+		const char *res = json_string_value(json_object_get(r, "result"));
+		const char *err = json_string_value(json_object_get(r, "errno"));
+
+		(*texts)[i] = (char *)json_string_value(json_object_get(r, "text"));
+		if (!(*texts)[i])
+			(*texts)[i] = "";
+		(*results)[i] = res && !strcmp(res, "ok") ? "ok" : err && *err ? err : "no result";
+	}
+	if (n < (size_t)x->nsteps) {
+		(*texts)[n] = (char *)x->steps[n];
+		(*results)[n++] = "no result";
+	}
+	return (int)n;
+}
+
+/*
+ * What the workload saw made durable (judge/durable.h, fb_durable_acked)
+ * against what IMAGE holds at those paths: x->acked lists every path a
+ * step wrote, x->acked_data is the worst result of those acknowledged
+ * (DETAIL names it).
+ */
+static void check_acked(struct casectx *x, const struct fb_durable_model *model,
+			const char *image)
+{
+	char **paths = xcalloc(model->np + 1, sizeof(*paths));
+	struct fb_manifest_found *found = xcalloc(model->np + 1, sizeof(*found));
+	enum fb_data ignored;
+
+	for (int p = 0; p < model->np; p++)
+		if (fb_durable_written(&model->p[p]) && !model->p[p].untracked)
+			paths[p] = model->p[p].path;
+	/* on a timeout every path is not-checked, and says so */
+	oracle_bounded(&(struct oracle_job){ .paths = paths, .npaths = model->np, .found = found },
+		       image, &ignored, x->adetail, sizeof(x->adetail));
+	x->adetail[0] = '\0';
+	x->acked = json_array();
+	x->acked_data = fb_durable_acked(model, found, x->acked, x->adetail, sizeof(x->adetail));
+	free(paths);
+	free(found);
+}
+
+/*
  * The files the workload wrote, renamed or removed: what the steps that ran
- * gave each (judge/durable.c's model of them, on the golden files M), and
- * whether IMAGE holds exactly that. The golden comparison skips those
- * paths; this judges them, and case_judge uses the result only for a case
- * whose workload ran cleanly and detected nothing, where every file must
- * hold the last content a step gave it. A path the model cannot follow (a
- * pwrite, an append to a file not of its own pattern) is left out; a
+ * gave each (judge/durable.c's model of them, on the golden files M, with
+ * each step's result), and whether IMAGE holds exactly that. The golden
+ * comparison skips those paths; this judges them twice. What the workload
+ * was acknowledged for must be there in every case (check_acked); and
+ * case_judge uses x->written, the last content a step gave each file, for
+ * a case whose workload ran cleanly and detected nothing, where every file
+ * must hold it. A path the model cannot follow (a pwrite, an append to a
+ * file not of its own pattern, a write that failed) is left out; a
  * workload step the model refuses leaves the check undone.
  */
 static void check_written(struct casectx *x, const struct fb_manifest *m, const char *image)
 {
 	struct fb_durable_model model;
 	struct fb_manifest_want *want;
+	const char **results;
 	char **texts, why[256];
-	size_t i, n = json_array_size(x->step_results);
-	int nwant = 0;
-	json_t *r;
+	int n, nwant = 0;
 
 	x->written = FB_DATA_NOT_CHECKED;
+	x->acked_data = FB_DATA_NOT_CHECKED;
 	x->wdetail[0] = '\0';
-	texts = xcalloc(n + 1, sizeof(*texts));
-	json_array_foreach(x->step_results, i, r)
-		texts[i] = (char *)json_string_value(json_object_get(r, "text"));
-	for (i = 0; i < n; i++)
-		if (!texts[i])
-			texts[i] = "";
-	if (fb_durable_build(&model, m, texts, (int)n, why, sizeof(why))) {
+	n = steps_as_run(x, &texts, &results);
+	if (fb_durable_build_run(&model, m, texts, results, n, x->s->nsteps, why, sizeof(why))) {
 		snprintf(x->wdetail, sizeof(x->wdetail), "not modelled: %s", why);
 		fb_durable_free(&model);
 		free(texts);
+		free(results);
 		return;
 	}
+	check_acked(x, &model, image);
 	want = xcalloc(model.np + 1, sizeof(*want));
 	for (int p = 0; p < model.np; p++) {
 		const struct fb_durable_path *cp = &model.p[p];
 		const struct fb_durable_version *v = cp->nv ? &cp->v[cp->nv - 1] : NULL;
 
 		/* golden files no step changed are the golden comparison's */
-		if (cp->untracked || !v || (cp->nv == 1 && v->step < 0))
+		if (cp->untracked || !v || v->partial || !fb_durable_written(cp))
 			continue;
 		want[nwant++] = (struct fb_manifest_want){ .path = cp->path, .absent = v->absent,
 							   .size = v->size, .hash = v->hash };
@@ -359,6 +436,18 @@ static void check_written(struct casectx *x, const struct fb_manifest *m, const 
 	free(want);
 	fb_durable_free(&model);
 	free(texts);
+	free(results);
+}
+
+/* data_reference of a case whose acknowledged files decided its data */
+#define ACKED_REF "what the workload made durable (acknowledged)"
+
+/* Whether the acknowledged files' result A outranks the golden comparison's D. */
+static bool acked_worse(enum fb_data a, enum fb_data d)
+{
+	if (a == FB_DATA_CHANGED)
+		return d != FB_DATA_CHANGED;
+	return a == FB_DATA_LOST && (d == FB_DATA_INTACT || d == FB_DATA_NOT_CHECKED);
 }
 
 static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
@@ -384,6 +473,12 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 		free(skip[i]);
 	check_written(x, &m, image);
 	fb_manifest_free(&m);
+	/* what the workload was acknowledged for: lost or changed whatever else ran */
+	if (acked_worse(x->acked_data, d)) {
+		d = x->acked_data;
+		snprintf(detail, len, "%s", x->adetail);
+		x->data_ref = ACKED_REF;
+	}
 	/* the guest read bytes other than the file's: changed on the way, silently or not */
 	if (x->saw_baddata && d != FB_DATA_CHANGED) {
 		snprintf(detail, len, "the guest read content other than the file's (EBADDATA)");
@@ -987,6 +1082,33 @@ static void explain_undetected(struct casectx *x)
 }
 
 /*
+ * A loss of what the workload was acknowledged for is data lost (or
+ * changed) detected or not; data_detail says which: the detect class of
+ * either pass, or the workload's read that failed with a checksum, sanity
+ * or I/O error (an ENOENT or EBADDATA read saw the loss, not a detection).
+ */
+static void note_detection(struct casectx *x)
+{
+	enum fb_detect d = x->out.detect;
+	size_t n = strlen(x->ddetail);
+	const char *how;
+
+	if (!x->data_ref || strcmp(x->data_ref, ACKED_REF))
+		return;
+	if (d == FB_DETECT_NONE && x->out.next_ran)
+		d = x->out.detect_next;
+	if (d != FB_DETECT_NONE)
+		how = fb_detect_name(d);
+	else if (strstr(x->ddetail, "got EBADMSG") || strstr(x->ddetail, "got EUCLEAN") ||
+		 strstr(x->ddetail, "got EIO"))
+		how = "by the read";
+	else
+		how = NULL;
+	snprintf(x->ddetail + n, sizeof(x->ddetail) - n, "; %s%s", how ? "detected: " : "not detected",
+		 how ? how : "");
+}
+
+/*
  * A case whose workload and next-mount pass detected nothing and whose
  * steps all succeeded (but for failures they expected or allowed) ran as
  * on a healthy disk:
@@ -999,6 +1121,7 @@ static void judge_written(struct casectx *x)
 	size_t i;
 	json_t *r;
 
+	note_detection(x);
 	if (x->out.data != FB_DATA_INTACT ||
 	    (x->written != FB_DATA_CHANGED && x->written != FB_DATA_LOST) ||
 	    x->out.detect != FB_DETECT_NONE ||
@@ -1166,6 +1289,8 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 	json_object_set_new(rec, "bio_reads", x->bio_reads ? x->bio_reads : json_null());
 	x->bio_reads = NULL;
 	json_object_set_new(rec, "data_detail", json_string(x->ddetail));
+	json_object_set_new(rec, "acknowledged", x->acked ? x->acked : json_array());
+	x->acked = NULL;
 	json_object_set_new(rec, "data_reference", x->data_ref ? json_string(x->data_ref) : json_null());
 	json_object_set_new(rec, "fsck_exit", x->fsck_codes);
 	json_object_set_new(rec, "fsck_problems", x->fsck_problems);
