@@ -1192,7 +1192,8 @@ void case_judge(struct casectx *x, const struct fb_golden *g)
  * The case a signal cut short is interrupted, whatever it had found so
  * far: a boot, an e2fsck or a data check stopped early says nothing of
  * the kernel (e2fsck's "not-run" would read as a failed expectation).
- * Its outcome.infra says what was cut; its mismatches are dropped.
+ * Its outcome.infra says what was cut; its mismatches and its list of
+ * acknowledged files are dropped.
  */
 static void set_interrupted(struct casectx *x, int sig)
 {
@@ -1206,6 +1207,9 @@ static void set_interrupted(struct casectx *x, int sig)
 	x->out.fsck = FB_FSCK_NOT_RUN;
 	x->out.data = FB_DATA_NOT_CHECKED;
 	x->ddetail[0] = '\0';
+	/* a data check cut short judged nothing: no file was found lost */
+	if (x->acked)
+		json_array_clear(x->acked);
 	json_array_clear(x->mismatch);
 }
 

@@ -81,6 +81,9 @@ check() {
 		       | test("interrupted|not started|not-run")) | "\(.case): \(.verdict): \(.outcome.infra) \(.mismatch)"')
 	[ -z "$false" ] || fail "$name: cases the interruption cut short recorded as fail or infra:
 $false"
+	# a data check cut short found no file lost
+	lost=$(q 'select(.verdict == "interrupted") | select((.acknowledged // []) | length > 0) | .case')
+	[ -z "$lost" ] || fail "$name: interrupted cases that list acknowledged files: $lost"
 	records=$(wc -l < "$d/cases.jsonl")
 	dirs=$(find "$d/cases" -mindepth 1 -maxdepth 1 -type d | wc -l)
 	[ "$records" -eq "$dirs" ] || fail "$name: $records records for $dirs cases that started"
