@@ -5,6 +5,9 @@
 #   make run     the main job: install packages, build, run the default matrix
 #   make check   the test suite (what .ci/run calls)
 #   make check-quick  the tests of group quick (tests/lib.sh), a short loop
+#   make check-baselines  the figures of results/baseline/ and README.md
+#                recomputed from the committed records, the records checked;
+#                part of make check
 #   make check-slurm  shards and a real job engine (docs/SHARDS.md); .ci/run
 #                after make check
 #   make deps    install every Debian package flipbed needs (as root)
@@ -27,7 +30,7 @@ ALL :=
 TESTS :=
 BENCHES :=
 
-.PHONY: all run check check-quick check-slurm check-failed deps clean bench
+.PHONY: all run check check-quick check-baselines check-slurm check-failed deps clean bench
 all: _all
 
 # Before the components' fragments: SANITIZE=1 changes B for all of them.
@@ -44,6 +47,10 @@ include bench/ext4-features.mk
 
 # Which folder may include which (no include cycle between folders).
 TESTS += tests/layout.sh
+# The figures of results/baseline/*.md and README.md against the committed
+# records (results/baseline/figures.tsv), the record rules, and the
+# self-test that proves both checks fire (tests/baselines/).
+TESTS += tests/baselines-selftest.sh tests/baselines.sh
 
 _all: $(ALL)
 
@@ -74,6 +81,9 @@ _check-quick: $(ALL) $(TESTS)
 # init does not: what they count as left behind is then what CI sees.
 check-slurm: $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz $(FB_PLUGIN)
 	@tests/no-reaper tests/run tests/shard.sh tests/slurm.sh
+
+check-baselines: $(B)/bin/flipbed
+	@tests/run tests/baselines-selftest.sh tests/baselines.sh
 
 check-failed: $(ALL) $(TESTS)
 	@tests/run --failed $(TESTS)

@@ -6,7 +6,9 @@
 # against the golden report/iron/expected.md, so a change of the mapping
 # from flipbed's outcomes to IRON's levels fails here; --out writes the
 # same text; a run without device faults, a missing directory and --out
-# without --iron are refused with one line and exit 2, leaving no file.
+# without --iron are refused with one line and exit 2, leaving no file;
+# the section beside Dan Luu's ext3/ext4 results shows the run's own data
+# cells and the paragraph on the bitmap errno is there.
 #
 # FLIPBED_REGOLD=1 rewrites expected.md from this run (review the diff).
 # Groups: quick.
@@ -37,6 +39,36 @@ if diff -u "$here/expected.md" "$T/iron.norm"; then
 else
 	check_fail "the IRON table differs from $here/expected.md"
 fi
+
+# The published comparison beside the run's own cells: the citation,
+# and per kernel the data row's cell of the read and write failure tables
+# as they are (Luu injected errors in one file's data blocks), "—" where
+# the run has no such case.
+sed -n '/^## Beside ext3 and ext4/,/^## The mapping/p' "$T/iron.md" > "$T/luu.md"
+grep -qF 'Dan Luu, "Filesystem error handling", 2017, <https://danluu.com/filesystem-errors/>' "$T/luu.md" ||
+	check_fail "no comparison section citing Dan Luu's reproduction (2017)"
+# field CLASS-OR-ROW N FILE: the Nth "|"-separated field of the row whose
+# first cell is CLASS-OR-ROW, trimmed; within a class table: "## CLASS".
+field() {
+	awk -F'|' -v row="$1" -v n="$2" '{ r = $2; gsub(/^ +| +$/, "", r) }
+		r == row { v = $n; gsub(/^ +| +$/, "", v); print v; exit }' "$3"
+}
+for cls in "read failure" "write failure"; do
+	sed -n "/^## $cls\$/,/^## /p" "$T/iron.md" > "$T/cls.md"
+	nk=$(awk -F'|' '/^[|] block type/ { print NF - 3; exit }' "$T/cls.md")
+	[ "${nk:-0}" -gt 0 ] || check_fail "no kernel columns in the $cls table"
+	j=1
+	while [ "$j" -le "${nk:-0}" ]; do
+		want=$(field data $((j + 2)) "$T/cls.md")
+		[ -n "$want" ] || want="—"
+		got=$(field "$cls" $((j + 5)) "$T/luu.md")
+		[ "$got" = "$want" ] ||
+			check_fail "comparison, $cls, kernel column $j: data cell '$got', the table says '$want'"
+		j=$((j + 1))
+	done
+done
+grep -q 'ext4_validate_block_bitmap.*ext4_error().*EFSCORRUPTED.*EUCLEAN.*0007' "$T/iron.md" ||
+	check_fail "no paragraph on the stock kernel's FAN_FS_ERROR errno for a bitmap checksum failure"
 
 run 0 "$T/out.stdout" "$cli" report --iron "$T/iron" --out "$T/out.md"
 [ -s "$T/out.stdout" ] && check_fail "--out printed on stdout too"
