@@ -601,7 +601,7 @@ static enum fb_detect detect_of(enum fb_signal s)
  * detect: csum when either signal says csum (the errno only with the
  * fanotify witness: without it the case is decided from the message, as
  * before the witness); else the message's class, an ambiguous message
- * taking the errno's csum or sanity, else sanity; else, with the witness,
+ * taking the errno's class, else sanity; else, with the witness,
  * a csum or sanity errno no message explained; then a step's EIO, a
  * refused mount, none.
  */
@@ -618,6 +618,9 @@ static enum fb_detect decide_detect(const struct findings *f, struct fb_signals 
 		snprintf(detail, size, "%s", sig->msg_line);
 		if (e == FB_SIGNAL_CSUM)
 			return FB_DETECT_CSUM;
+		/* a message that does not say which check: the errno does */
+		if (sig->msg == FB_SIGNAL_AMBIGUOUS && e != FB_SIGNAL_NONE)
+			return detect_of(e);
 		return detect_of(sig->msg);
 	}
 	if (e == FB_SIGNAL_CSUM || e == FB_SIGNAL_SANITY) {

@@ -198,9 +198,14 @@ static const struct detect_rule detect_rules[] = {
 	/*
 	 * Every other "EXT4-fs error": bad magic, bad header, invalid block,
 	 * htree, inline data, bitmap bounds, 6.1's "corrupted in-inode
-	 * xattr" ... The function is the one the line names.
+	 * xattr", but also an error passed on from below ("mark_inode_dirty
+	 * error" in __ext4_ext_dirty is an EIO when the inode's block could
+	 * not be read or written). The line does not say which: the errno
+	 * __ext4_error and ext4_error_inode_err pass on decides (ambiguous),
+	 * and without the fanotify witness it counts as sanity, as before.
+	 * The function is the one the line names.
 	 */
-	{ FB_KLOG_FAM_ERROR, "", R_SANITY, NULL },
+	{ FB_KLOG_FAM_ERROR, "", R_AMBIGUOUS, NULL },
 	/* dx_probe */
 	{ FB_KLOG_FAM_WARNING, "Unrecognised inode hash code", R_SANITY, "dx_probe" },
 	{ FB_KLOG_FAM_WARNING, "Hash in dirent", R_SANITY, "dx_probe" },

@@ -32,8 +32,10 @@ enum fb_klog_class {
 	FB_KLOG_CSUM,		/* a checksum verification failed */
 	FB_KLOG_SANITY,		/* another ext4/jbd2 check failed */
 	FB_KLOG_IO,		/* an I/O error reached ext4 */
-	FB_KLOG_AMBIGUOUS,	/* one message for a checksum and other checks alike
-				   (6.1's "corrupted xattr block N") */
+	FB_KLOG_AMBIGUOUS,	/* a message that does not say which check failed:
+				   6.1's "corrupted xattr block N" (a checksum and
+				   other checks alike), an "EXT4-fs error" line no
+				   rule names: the errno decides */
 	FB_KLOG_CONSEQUENCE,	/* an ext4 error line that reports an earlier error */
 	FB_KLOG_NOTE,		/* the kernel checking its own state, not the disk
 				   (jbd2's warn_dirty_buffer): never a detection */

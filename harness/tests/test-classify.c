@@ -301,8 +301,9 @@ static void test_klog_rule(void **state)
 		{ XATTR612, FB_KLOG_CSUM, "check_xattrs" },
 		{ "EXT4-fs error (device vda): ext4_xattr_get_block:2330: inode #12: comm init: corrupted xattr block 3585: invalid header",
 		  FB_KLOG_SANITY, "check_xattrs" },
+		/* an error line no rule names: the errno decides */
 		{ "EXT4-fs error (device vda): ext4_xattr_ibody_get:650: inode #12: comm init: corrupted in-inode xattr",
-		  FB_KLOG_SANITY, "ext4_xattr_ibody_get" },
+		  FB_KLOG_AMBIGUOUS, "ext4_xattr_ibody_get" },
 		{ BITMAP, FB_KLOG_CSUM, "ext4_validate_block_bitmap" },
 		{ IGET, FB_KLOG_CSUM, "__ext4_iget" },
 		{ "JBD2: Spotted dirty metadata buffer (dev = vda, blocknr = 2582). There's a risk of filesystem corruption in case of system crash.",
@@ -385,11 +386,21 @@ static void test_conflict(void **state)
 	assert_non_null(strstr(o.sig.conflict, "message csum (ext4_validate_block_bitmap), "
 			       "errno sanity (EUCLEAN, fanotify): ext4_validate_block_bitmap "
 			       "reports through ext4_error(), which passes EFSCORRUPTED"));
+	o = classify(READY WATCH "C EXT4-fs warning (device vda): dx_probe:865: inode #12: "
+		     "comm init: htree depth 5 exceeds supported value\nA fserror EBADMSG 12 1\n"
+		     PROBE_RO EXIT);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_non_null(strstr(o.sig.conflict, "message sanity (dx_probe), errno csum"));
+	assert_non_null(strstr(o.sig.conflict, ": unexplained"));
+	/* an error line no rule names says nothing against the errno */
 	o = classify(READY WATCH "C EXT4-fs error (device vda): ext4_lookup:1821: inode #12: "
 		     "comm init: bad extra_isize 9999\nA fserror EBADMSG 12 1\n" PROBE_RO EXIT);
 	assert_int_equal(o.detect, FB_DETECT_CSUM);
-	assert_non_null(strstr(o.sig.conflict, "message sanity (ext4_lookup), errno csum"));
-	assert_non_null(strstr(o.sig.conflict, ": unexplained"));
+	assert_string_equal(o.sig.conflict, "");
+	o = classify(READY WATCH "C EXT4-fs error (device vdb): __ext4_ext_dirty:202: inode #13: "
+		     "comm kworker/u2:1: mark_inode_dirty error\nA fserror EIO 13 1\n" PROBE_OK EXIT);
+	assert_int_equal(o.detect, FB_DETECT_IO);
+	assert_string_equal(o.sig.conflict, "");
 	o = classify(READY WATCH "C " IGET "\nA fserror EBADMSG 12 1\n" PROBE_RO EXIT);
 	assert_string_equal(o.sig.conflict, "");
 }
