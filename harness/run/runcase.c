@@ -520,8 +520,18 @@ static enum fb_verdict judge(struct casectx *x, const char *hit, json_t *mismatc
 		json_array_append_new(mismatch, json_sprintf("%s: expected %s, got %s",
 			fb_expect_names[f], e->field[f], got[f]));
 	}
-	fb_computed_expect(e, x->s->type, x->tgt.breaks_csum, json_array_size(x->faults) > 0,
-			   out->fault_read == 1, &x->computed);
+	/*
+	 * A fault breaks the checksum unless its own bytes say the block read
+	 * is a version the kernel once wrote whole (stale: a lost, torn or
+	 * misdirected write left the old block; no-change: the tear lost only
+	 * bytes the disk already held): judge/undetected.c decides both from
+	 * the fault log, not from what the kernel did.
+	 */
+	bool valid_version = out->undetected == FB_UNDET_STALE ||
+			     out->undetected == FB_UNDET_NO_CHANGE;
+
+	fb_computed_expect(e, x->s->type, x->tgt.breaks_csum && !valid_version,
+			   json_array_size(x->faults) > 0, out->fault_read == 1, &x->computed);
 	if (!fb_computed_match(&x->computed, out, &first))
 		json_array_append_new(mismatch, json_sprintf("detect: computed %s (%s), got %s",
 			x->computed.detect, x->computed.why, first));
