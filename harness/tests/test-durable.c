@@ -163,6 +163,28 @@ static void test_read_unmounted(void **state)
 	done(&r);
 }
 
+/*
+ * A read refused with EROFS says nothing of the file's bytes; one that
+ * failed with EBADMSG says they could not be read back.
+ */
+static void test_read_erofs(void **state)
+{
+	const char *erofs[] = { "mount -> ok", "write /f 100 -> ok", "sync -> ok", "umount -> ok",
+				"mount -> ok", "read /f 100 -> EROFS", NULL };
+	const char *ebadmsg[] = { "mount -> ok", "write /f 100 -> ok", "sync -> ok", "umount -> ok",
+				  "mount -> ok", "read /f 100 -> EBADMSG", NULL };
+	struct fb_manifest_found kept[] = { file("/f", 100) };
+	struct run r;
+
+	(void)state;
+	judge(&r, -1, erofs, kept);
+	assert_string_equal(acked(&r, "/f"), "sync step 3 intact");
+	done(&r);
+	judge(&r, -1, ebadmsg, kept);
+	assert_string_equal(acked(&r, "/f"), "sync step 3 lost");
+	done(&r);
+}
+
 /* A write whose fsync failed is not acknowledged, by that fsync or a later umount. */
 static void test_not_durable(void **state)
 {
@@ -251,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_durable_points),
 		cmocka_unit_test(test_later_failure),
 		cmocka_unit_test(test_read_unmounted),
+		cmocka_unit_test(test_read_erofs),
 		cmocka_unit_test(test_not_durable),
 		cmocka_unit_test(test_write_fd),
 		cmocka_unit_test(test_removed),
