@@ -52,7 +52,9 @@
  * signals (outcome.h struct fb_signals): the detection as the message
  * tells it (detail's line, its class and function from klog.c) and as the
  * errno ext4 passed on tells it: the first FAN_FS_ERROR event ("A fserror
- * ERRNO INO COUNT", the error ext4 recorded first) or, when none came, the
+ * ERRNO INO COUNT", the error ext4 recorded first) whose errno is not
+ * EROFS (a refusal after the error, never the detection; when every event
+ * is one, the error lines no rule names are those refusals) or, when none came, the
  * first failing step whose errno names a class (EBADMSG csum, EUCLEAN
  * sanity, EIO io; an EIO after the journal aborted or ext4 went read-only
  * is their consequence, EROFS names none). Two known classes that differ
@@ -297,7 +299,8 @@ struct findings {
 	char note[256];		/* the first FB_KLOG_NOTE line */
 	bool gone_ro;		/* the journal aborted or ext4 went read-only */
 	bool fan_watched, fan_unavailable;
-	char fan_err[24];	/* the first FAN_FS_ERROR event's errno, "" before one */
+	char fan_err[24];	/* the first FAN_FS_ERROR event's errno but EROFS, "" before one */
+	unsigned fan_events;	/* FAN_FS_ERROR events, EROFS ones too */
 	char step_err[24];	/* the first failing step's errno that names a class */
 	char step_line[160];	/* that step, "step N TEXT" */
 	bool recovered;		/* a csum-error line ending in "recovered" */
@@ -396,10 +399,20 @@ static void see_fserror(struct findings *f, const char *line, size_t len)
 		f->fan_watched = true;
 	else if (starts(line, len, "A fserror-unavailable "))
 		f->fan_unavailable = true;
-	if (!starts(line, len, "A fserror ") || f->fan_err[0])
+	if (!starts(line, len, "A fserror "))
+		return;
+	f->fan_events++;
+	if (f->fan_err[0])
 		return;
 	for (n = 0; p + n < end && p[n] != ' '; n++)
 		;
+	/*
+	 * ext4 records EROFS only for an operation refused after it went
+	 * read-only or its journal aborted: a consequence, never the
+	 * detection (ext4_journal_check_start, __ext4_std_error)
+	 */
+	if (n == 5 && !memcmp(p, "EROFS", 5))
+		return;
 	if (n && n < sizeof(f->fan_err))
 		copy_line(f->fan_err, sizeof(f->fan_err), p, n);
 }
@@ -525,9 +538,11 @@ static void scan(const char *t, size_t len, struct findings *f, struct kline *k)
 
 /*
  * The message's class: the first line of the first class present in the
- * order csum, ambiguous (it may be a checksum), sanity, io.
+ * order csum, ambiguous (it may be a checksum), sanity, io; with
+ * CONSEQUENCES, the ambiguous lines are left out (they were EROFS refusals).
  */
-static void message_signal(const struct findings *f, struct fb_signals *sig)
+static void message_signal(const struct findings *f, struct fb_signals *sig,
+			   bool consequences)
 {
 	static const struct { enum fb_klog_class c; enum fb_signal s; } order[] = {
 		{ FB_KLOG_CSUM, FB_SIGNAL_CSUM },
@@ -536,7 +551,11 @@ static void message_signal(const struct findings *f, struct fb_signals *sig)
 		{ FB_KLOG_IO, FB_SIGNAL_IO },
 	};
 
+	sig->msg = FB_SIGNAL_NONE;
+	sig->msg_line[0] = sig->msg_func[0] = '\0';
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (consequences && order[i].c == FB_KLOG_AMBIGUOUS)
+			continue;
 		if (f->detail[order[i].c][0]) {
 			sig->msg = order[i].s;
 			snprintf(sig->msg_line, sizeof(sig->msg_line), "%s", f->detail[order[i].c]);
@@ -547,8 +566,8 @@ static void message_signal(const struct findings *f, struct fb_signals *sig)
 }
 
 /*
- * The errno's class: the first FAN_FS_ERROR event's (the error ext4
- * recorded first), or with none the first failing step's that names a
+ * The errno's class: the first FAN_FS_ERROR event's but EROFS (the error
+ * ext4 recorded first), or with none the first failing step's that names a
  * class; an EIO after the journal aborted or ext4 went read-only is theirs,
  * and EROFS names none.
  */
@@ -610,8 +629,14 @@ static enum fb_detect decide_detect(const struct findings *f, struct fb_signals 
 {
 	enum fb_signal e;
 
-	message_signal(f, sig);
+	message_signal(f, sig, false);
 	errno_signal_of(f, sig);
+	/*
+	 * Every error ext4 recorded was an EROFS: the error lines that do
+	 * not say which check failed are those refusals, not a detection
+	 */
+	if (sig->msg == FB_SIGNAL_AMBIGUOUS && sig->fanotify && f->fan_events && !f->fan_err[0])
+		message_signal(f, sig, true);
 	conflict(sig);
 	e = sig->fanotify ? sig->err : FB_SIGNAL_NONE;
 	if (sig->msg != FB_SIGNAL_NONE) {

@@ -401,6 +401,18 @@ static void test_conflict(void **state)
 		     "comm kworker/u2:1: mark_inode_dirty error\nA fserror EIO 13 1\n" PROBE_OK EXIT);
 	assert_int_equal(o.detect, FB_DETECT_IO);
 	assert_string_equal(o.sig.conflict, "");
+	/*
+	 * every error ext4 recorded was an EROFS refusal after the journal
+	 * aborted: the unnamed error line is one of them, the I/O error the
+	 * detection
+	 */
+	o = classify(READY WATCH "C I/O error, dev vdb, sector 120 op 0x1:(WRITE) flags 0x9800\n"
+		     "C EXT4-fs error (device vdb): __ext4_ext_dirty:202: inode #13: "
+		     "comm kworker/u2:0: mark_inode_dirty error\nA fserror EROFS 13 1\n"
+		     "A fserror EROFS - 1\n" PROBE_OK EXIT);
+	assert_int_equal(o.detect, FB_DETECT_IO);
+	assert_int_equal(o.sig.err, FB_SIGNAL_NONE);
+	assert_string_equal(o.sig.conflict, "");
 	o = classify(READY WATCH "C " IGET "\nA fserror EBADMSG 12 1\n" PROBE_RO EXIT);
 	assert_string_equal(o.sig.conflict, "");
 }
