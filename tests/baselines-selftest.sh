@@ -40,6 +40,8 @@ expect_records $p/errno-mismatch.jsonl \
 	"$p/errno-mismatch.jsonl:2: planted/errno-sanity@stock: fanotify-errno: fanotify saw 1 event(s): detect csum, errno class sanity"
 expect_records $p/conflict-unnamed.jsonl \
 	"$p/conflict-unnamed.jsonl:1: planted/conflict-without-function@stock: fanotify-errno:"
+expect_records $p/conflict-unexplained.jsonl \
+	"$p/conflict-unexplained.jsonl:1: planted/conflict-unexplained@stock: fanotify-errno:"
 expect_records $p/acked-lost.jsonl \
 	"$p/acked-lost.jsonl:1: planted/acked-lost@patched: acknowledged: data intact, but /b made durable (sync step 6) reads back lost"
 expect_records $p/unexplained-pass.jsonl \
@@ -47,7 +49,7 @@ expect_records $p/unexplained-pass.jsonl \
 expect_records $p/dirty-run.json \
 	"$p/dirty-run.json:1: (run): dirty-build: records made by flipbed 0cb276c-dirty"
 # Each planted file breaks one rule once: no rule fires beside it.
-for f in no-signals errno-mismatch conflict-unnamed acked-lost unexplained-pass; do
+for f in no-signals errno-mismatch conflict-unnamed conflict-unexplained acked-lost unexplained-pass; do
 	"$records" $p/$f.jsonl > "$T/out" 2>&1
 	grep -q "; 1 violations$" "$T/out" || check_fail "$f.jsonl: not exactly one violation: $(cat "$T/out")"
 done
