@@ -28,7 +28,9 @@
  *                   too: the filesystem is not read-only (that write would
  *                   get EROFS) and fails a read that cannot reach the fault
  *   remount-ro      its LAST write probe ended "err EROFS" ("Remounting
- *                   filesystem read-only" alone proves nothing)
+ *                   filesystem read-only" alone proves nothing), or, in a
+ *                   mount the probes never reached, one of its steps
+ *                   failed with EROFS after an ext4 error of that mount
  *   error-continue  an "EXT4-fs error" line of that mount and its probe
  *                   ended ok. An umount step's lines are no mount's: an
  *                   error logged while the umount ran (ext4_put_super's
@@ -311,6 +313,8 @@ struct findings {
 	/* of the current mount (a mount step that succeeds starts another) */
 	int probe;		/* last write probe: 0 none, 1 ok, 2 EROFS, 3 EIO, -1 other */
 	int read_probe;		/* last read probe: 0 none, 1 ok, 2 EIO, -1 other */
+	bool step_erofs;	/* a workload step of this mount failed with EROFS
+				   after an ext4 error of this mount */
 	enum fb_reaction mounts_reaction;	/* the worst of the mounts before */
 	char eio_line[256];	/* first step that ended "err EIO" */
 	char exit_kind[32];	/* "H exit KIND" */
@@ -421,7 +425,9 @@ static void see_fserror(struct findings *f, const char *line, size_t len)
  * How the filesystem of the current mount reacted, by its last probes and
  * its own ext4 errors:
  *   shutdown        the write probe and the read probe ended "err EIO"
- *   remount-ro      the write probe ended "err EROFS"
+ *   remount-ro      the write probe ended "err EROFS", or, in a mount the
+ *                   probes never reached (the workload unmounted it), a
+ *                   step failed with EROFS after an ext4 error of the mount
  *   error-continue  an "EXT4-fs error" line and the write probe ended ok
  *   recovered       a csum-error line ending in "recovered" and the probe ok
  */
@@ -429,7 +435,7 @@ static enum fb_reaction mount_reaction(const struct findings *f)
 {
 	if (f->probe == 3 && f->read_probe == 2)
 		return FB_REACT_SHUTDOWN;
-	if (f->probe == 2)
+	if (f->probe == 2 || (!f->probe && f->step_erofs))
 		return FB_REACT_REMOUNT_RO;
 	if (f->probe == 1 && f->ext4_error)
 		return FB_REACT_ERROR_CONTINUE;
@@ -448,6 +454,7 @@ static void close_mount(struct findings *f)
 	f->probe = 0;
 	f->read_probe = 0;
 	f->ext4_error = 0;
+	f->step_erofs = false;
 }
 
 static void see_step(struct findings *f, const char *line, size_t len,
@@ -495,6 +502,9 @@ static void see_step(struct findings *f, const char *line, size_t len,
 		snprintf(f->umount_line, sizeof(f->umount_line), "%s", f->win_line);
 	} else {
 		f->ext4_error += f->win_errors;
+		if (!s->ok && !strcmp(s->err, "EROFS") && f->ext4_error &&
+		    !memmem(s->text, s->text_len, FB_PROBE_MARK, strlen(FB_PROBE_MARK)))
+			f->step_erofs = true;
 	}
 	f->win_errors = 0;
 	f->win_line[0] = '\0';

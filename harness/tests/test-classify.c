@@ -442,6 +442,24 @@ static void test_umount_error(void **state)
 	assert_int_equal(o.reaction, FB_REACT_ERROR_CONTINUE);
 }
 
+/*
+ * A mount the probes never reach (the workload unmounts it) went
+ * read-only when one of its steps failed with EROFS after its ext4 error;
+ * an EROFS with no error before it (a mount made ro) is no reaction.
+ */
+static void test_step_erofs(void **state)
+{
+	struct fb_outcome o;
+
+	o = classify(READY "C " IGET "\nA step 2 stat /a -> err EBADMSG\n"
+		     "A step 3 write-fd /f 12288 -> err EROFS\nA step 4 umount -> ok\n"
+		     "A step 5 mount -> ok\n" PROBE_OK EXIT);
+	assert_int_equal(o.reaction, FB_REACT_REMOUNT_RO);
+	o = classify(READY "A step 2 write /f 10 -> err EROFS\nA step 4 umount -> ok\n"
+		     "A step 5 mount -> ok\n" PROBE_OK EXIT);
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+}
+
 /* The kernel checking itself is a note and a warning, never a detection. */
 static void test_note(void **state)
 {
@@ -1046,6 +1064,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_errno_decides),
 		cmocka_unit_test(test_conflict),
 		cmocka_unit_test(test_umount_error),
+		cmocka_unit_test(test_step_erofs),
 		cmocka_unit_test(test_note),
 		cmocka_unit_test(test_shutdown),
 		cmocka_unit_test(test_ambiguous),
