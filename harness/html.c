@@ -131,7 +131,14 @@ static const char css[] =
 	".interrupted{background:#fff;color:#777;font-style:italic}"
 	".fail{outline:2px solid #c00;font-weight:bold}"
 	"span.k{padding:1px 4px}"
-	"tr.mismatch td{background:#fde0e0}";
+	"tr.mismatch td{background:#fde0e0}"
+	"td.series{border:3px solid #1f5fd6}"
+	"span.series{border:2px solid #1f5fd6;padding:0 3px}"
+	"li a.k,p.cases a.k{display:inline-block}"
+	"table.num td{text-align:right}"
+	".hms{display:flex;flex-wrap:wrap;gap:1em}"
+	"svg.hm{flex:none}"
+	"tr.changed td.chg{outline:3px solid #1f5fd6}";
 
 void fb_html_head(FILE *out, const char *title)
 {

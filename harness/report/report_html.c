@@ -54,7 +54,7 @@ static void print_meta(const struct fb_run *run, FILE *out)
 }
 
 static void print_table(const struct fb_run *run, const struct fb_table *t,
-			FILE *out)
+			const struct fb_series *s, FILE *out)
 {
 	char buf[96];
 
@@ -74,7 +74,7 @@ static void print_table(const struct fb_run *run, const struct fb_table *t,
 		for (size_t c = 0; c < t->ncols; c++) {
 			const struct fb_cell *cell = fb_table_cell(t, r, c);
 
-			fputs("<td>", out);
+			fputs(fb_series_cell(s, cell) ? "<td class=\"series\">" : "<td>", out);
 			for (size_t i = 0; i < cell->n; i++) {
 				const struct fb_case *k = &run->cases[cell->idx[i]];
 
@@ -88,7 +88,7 @@ static void print_table(const struct fb_run *run, const struct fb_table *t,
 	fputs("</table>\n", out);
 }
 
-static void print_legend(FILE *out)
+static void print_legend(const struct fb_series *s, FILE *out)
 {
 	static const char *const what[FB_CLASS__COUNT] = {
 		[FB_CLASS_SAFE] = "safe: remount-ro, shutdown, mount-refused, recovered",
@@ -109,7 +109,12 @@ static void print_legend(FILE *out)
 	      "expectation. A cell lists all its cases, most severe first. "
 	      "ro = remount-ro, refused = mount-refused, continue = "
 	      "error-continue; +lost/+changed: user data; +warn: WARNING/BUG "
-	      "in the kernel log.</p>\n", out);
+	      "in the kernel log.", out);
+	if (s->nchanged)
+		fputs(" A <span class=\"series\">blue border</span>: the patch series "
+		      "changed an outcome of the cell (<a href=\"#series\">Changed by the "
+		      "series</a>).", out);
+	fputs("</p>\n", out);
 }
 
 static void print_totals(const struct fb_run *run, FILE *out)
@@ -153,17 +158,30 @@ static void print_list(const struct fb_run *run, enum fb_verdict v,
 		fputs("</ul>\n", out);
 }
 
+/* The lists behind the numbers of the explained verdicts go last. */
+static void print_explained(const struct fb_run *run, FILE *out, char **lists, size_t *len)
+{
+	FILE *m = open_memstream(lists, len);
+
+	fb_report_explained_html(out, run, m ? m : out);
+	if (m)
+		fclose(m);
+}
+
 static int write_index(const struct fb_run *run, const struct fb_table *t)
 {
 	char *path = fb_path(run->dir, NULL, "index.html");
-	char title[256], what[160];
+	char title[256], what[160], *lists = NULL;
 	FILE *out = path ? fb_out_open(path) : NULL;
+	struct fb_series s;
+	size_t len = 0;
 	int ret;
 
 	if (!out) {
 		free(path);
 		return -1;
 	}
+	fb_series_build(run, &s);
 	snprintf(title, sizeof(title), "flipbed run %s", fb_run_id(run));
 	fb_html_head(out, title);
 	print_meta(run, out);
@@ -172,14 +190,22 @@ static int write_index(const struct fb_run *run, const struct fb_table *t)
 		fb_xml_puts(out, what);
 		fputs(".</strong> The tables and totals below are of a partial run.</p>\n", out);
 	}
-	print_table(run, t, out);
-	print_legend(out);
+	fb_series_html(out, run, &s);
+	print_explained(run, out, &lists, &len);
+	fputs("<h2 id=\"matrix\">Matrix</h2>\n", out);
+	print_table(run, t, &s, out);
+	print_legend(&s, out);
+	fb_heatmaps_html(out, run, t);
 	print_totals(run, out);
 	print_list(run, FB_VERDICT_FAIL, "Failures", out);
 	print_list(run, FB_VERDICT_INFRA, "Infra errors", out);
 	print_list(run, FB_VERDICT_SKIP, "Skipped", out);
 	print_list(run, FB_VERDICT_INTERRUPTED, "Interrupted", out);
+	if (lists)
+		fwrite(lists, 1, len, out);
 	fb_html_tail(out);
+	free(lists);
+	fb_series_free(&s);
 	ret = fb_out_close(out, path);
 	free(path);
 	return ret;

@@ -72,6 +72,14 @@ int fb_out_close(FILE *f, const char *path);
  * write faults met at the next mount. Nothing when no record has them.
  */
 void fb_report_explained(FILE *f, const struct fb_run *run);
+/* The same in HTML on OUT, each number a link to its list of cases on LISTS. */
+void fb_report_explained_html(FILE *out, const struct fb_run *run, FILE *lists);
+
+/*
+ * index.html's detection and reaction heatmaps of RUN, object type x
+ * timing per kernel, as inline SVG (report_heatmap.c).
+ */
+void fb_heatmaps_html(FILE *out, const struct fb_run *run, const struct fb_table *t);
 
 /* Kernel variants in their column order: stock, patched, kasan, others. */
 int fb_kernel_cmp(const char *a, const char *b);
@@ -90,6 +98,38 @@ int fb_diff_by(const struct fb_run *run, const char *key, FILE *out);
  */
 int fb_diff_runs_by_kernel(const struct fb_run *a, const struct fb_run *b,
 			   FILE *out);
+
+/* Whether C has a kernel outcome to compare; whether A's and B's differ. */
+bool fb_case_comparable(const struct fb_case *c);
+bool fb_case_changed(const struct fb_case *a, const struct fb_case *b);
+/* C's scenario and parameters but KEY, as JSON: equal for cases that differ only in KEY. */
+char *fb_case_rest_key(const struct fb_case *c, const char *key);
+
+/*
+ * The patch series' effect (report_series.c): each case on a kernel
+ * without the series ("stock", "stock-6.12") against its case on the same
+ * kernel with it ("patched", "patched-6.12"), same scenario and other
+ * parameters. A pair is changed when their outcomes (detect, reaction,
+ * fsck, data) differ; MARKED says, per case of the run, that it is in one.
+ */
+struct fb_series_pair {
+	size_t base, series;	/* indexes into run->cases */
+};
+
+struct fb_series {
+	struct fb_series_pair *changed;	/* in the base case's name order */
+	size_t nchanged;
+	size_t compared;		/* pairs with an outcome on both sides */
+	bool *marked;
+};
+
+void fb_series_build(const struct fb_run *run, struct fb_series *s);
+void fb_series_free(struct fb_series *s);
+/* Whether any case of CELL is in a changed pair. */
+bool fb_series_cell(const struct fb_series *s, const struct fb_cell *cell);
+/* summary.md's and index.html's list of the changed pairs (nothing without pairs). */
+void fb_series_md(FILE *out, const struct fb_run *run, const struct fb_series *s);
+void fb_series_html(FILE *out, const struct fb_run *run, const struct fb_series *s);
 
 /* `flipbed merge`: OUT from the shard runs DIRS; ARGV is recorded in run.json. */
 int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv);
