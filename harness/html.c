@@ -138,7 +138,9 @@ static const char css[] =
 	"table.num td{text-align:right}"
 	".hms{display:flex;flex-wrap:wrap;gap:1em}"
 	"svg.hm{flex:none}"
-	"tr.changed td.chg{outline:3px solid #1f5fd6}";
+	"td.chg{outline:3px solid #1f5fd6;outline-offset:-3px}"
+	"span.chg{outline:2px solid #1f5fd6;padding:0 3px}"
+	".cut{color:#a00}";
 
 void fb_html_head(FILE *out, const char *title)
 {

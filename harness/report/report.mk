@@ -14,7 +14,7 @@ REPORT_SRCS := $(addprefix harness/report/,report.c report_case.c \
 	report_junit.c report_ktap.c report_load.c report_loose.c report_md.c \
 	report_merge.c report_page.c report_show.c report_campaign.c \
 	report_table.c report_util.c report_explain.c report_iron.c report_signals.c \
-	report_series.c report_heatmap.c)
+	report_series.c report_heatmap.c report_history.c)
 REPORT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(REPORT_SRCS))
 REPORT_LIB := $(B)/obj/harness/libfbreport.a
 # What a program linking the library alone needs besides it.
@@ -45,4 +45,4 @@ $(B)/tests/bin/report-cli: harness/tests/report/cli.c $(REPORT_LIB) $(REPORT_DEP
 # left a stale library behind.
 -include $(REPORT_OBJS:.o=.d) $(B)/tests/bin/report-cli.d
 
-harness/tests/report/run.sh harness/tests/report-iron.sh harness/tests/report-html.sh: $(B)/tests/bin/report-cli
+harness/tests/report/run.sh harness/tests/report-iron.sh harness/tests/report-html.sh harness/tests/report-history.sh: $(B)/tests/bin/report-cli
