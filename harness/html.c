@@ -4,6 +4,7 @@
  * any byte XML cannot carry replaced by '?', and the head and tail of a
  * self-contained page (inline CSS, no script).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,13 +40,30 @@ static size_t utf8_ok(const unsigned char *s, size_t len)
 	return n;
 }
 
+/* Bytes written as they are: no markup, and XML can carry them. */
+static bool plain(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x80 && !strchr("&<>\"'", c)) || c == '\t' || c == '\n' ||
+	       c == '\r';
+}
+
 void fb_xml_write(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (len) {
-		size_t n = utf8_ok(p, len);
+		size_t n = 0;
 
+		/* a run of plain ASCII in one write: pages are mostly that */
+		while (n < len && plain(p[n]))
+			n++;
+		if (n) {
+			fwrite(p, 1, n, f);
+			p += n;
+			len -= n;
+			continue;
+		}
+		n = utf8_ok(p, len);
 		switch (n ? *p : 0) {
 		case 0:
 			fputc('?', f);

@@ -46,3 +46,10 @@ $(B)/tests/bin/report-cli: harness/tests/report/cli.c $(REPORT_LIB) $(REPORT_DEP
 -include $(REPORT_OBJS:.o=.d) $(B)/tests/bin/report-cli.d
 
 harness/tests/report/run.sh harness/tests/report-iron.sh harness/tests/report-html.sh harness/tests/report-history.sh: $(B)/tests/bin/report-cli
+
+# The time to write every report of a 2000-case run (target: 2 s), on a run
+# synthesized from the ci baseline's records: bench/report.sh. Not a test.
+BENCHES += bench-report
+.PHONY: bench-report
+bench-report: $(B)/bin/flipbed
+	bench/report.sh
