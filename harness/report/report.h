@@ -137,7 +137,7 @@ struct fb_campaign_summary {
 };
 
 /*
- * Write campaign.md to PATH for RUN. Returns the number of cases that
+ * Write campaign.md to PATH for RUN, and campaign.html beside it. Returns the number of cases that
  * failed for flipbed's own reasons (infra kind "infrastructure").
  */
 int fb_report_campaign(const char *path, const struct fb_run *run,

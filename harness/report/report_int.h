@@ -81,6 +81,28 @@ void fb_report_explained_html(FILE *out, const struct fb_run *run, FILE *lists);
  */
 void fb_heatmaps_html(FILE *out, const struct fb_run *run, const struct fb_table *t);
 
+/* Inline SVG charts (report_chart.c). */
+struct fb_bar {
+	const char *label;
+	double value;		/* the bar's length, of the chart's MAX */
+	char text[48];		/* beside the bar */
+};
+
+struct fb_line {
+	const char *title, *xlabel, *ylabel;
+	const double *x, *y;	/* N points, x ascending */
+	size_t n;
+	double xmax, ymax;	/* the axes run from 0 to these */
+	bool step;		/* each value holds until the next point */
+};
+
+void fb_svg_bars(FILE *out, const char *title, const struct fb_bar *bars, size_t n,
+		 double max, const char *fill);
+void fb_svg_line(FILE *out, const struct fb_line *l);
+
+/* campaign.html (report_campaign_html.c): the campaign's numbers as charts. */
+void fb_campaign_html(FILE *out, const struct fb_run *run, const struct fb_campaign_summary *s);
+
 /* Kernel variants in their column order: stock, patched, kasan, others. */
 int fb_kernel_cmp(const char *a, const char *b);
 

@@ -9,6 +9,9 @@
 #    and the undetected-by-cause tables, each number a link to its cases;
 #  - the detection and reaction heatmaps: one inline SVG per kernel that
 #    parses as XML, with the count of each cell;
+#  - campaign.html (report-cli campaign: the run as a campaign, its failed
+#    cases as findings): detection by type, causes, findings over cases,
+#    detection rate over cases, as inline SVG;
 #  - every page well-formed, every link resolving, no script (html-lib);
 #  - the ci baseline's index.html stays under 2 MB.
 # Groups: quick.
@@ -76,6 +79,20 @@ grep -q '<title>stock · extent-leaf · read: 1 unsafe</title>' "$idx" ||
 
 # --- well-formed, links resolve --------------------------------------------
 html_check "$idx" > "$T/check.out"
+[ -s "$T/check.out" ] && check_fail "$(cat "$T/check.out")"
+
+# --- campaign.html: four charts; the fixture's 3 failed cases as findings --
+"$cli" campaign "$T/run" || check_fail "report-cli campaign failed"
+c=$T/run/campaign.html
+n=$(grep -c '^<svg ' "$c")
+[ "$n" = 4 ] || check_fail "campaign.html has $n charts, expected 4"
+grep -q '<title>inode: 75% (3/4)</title>' "$c" ||
+	check_fail "campaign.html's detection by type does not show inode 3 of 4"
+grep -q '<title>unexplained: 1</title>' "$c" ||
+	check_fail "campaign.html's causes do not show 1 unexplained"
+grep -A3 '<title>distinct findings over cases run</title>' "$c" | grep -q '>3</text>' ||
+	check_fail "campaign.html's findings chart does not reach 3"
+html_check "$c" > "$T/check.out"
 [ -s "$T/check.out" ] && check_fail "$(cat "$T/check.out")"
 
 # --- the ci baseline: the xattr block changed by the series; under 2 MB ---
