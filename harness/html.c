@@ -150,6 +150,8 @@ static const char css[] =
 	".fail{outline:2px solid #c00;font-weight:bold}"
 	"span.k{padding:1px 4px}"
 	"tr.mismatch td{background:#fde0e0}"
+	".wide{overflow-x:auto;max-width:100%}"
+	"code{overflow-wrap:anywhere}"
 	"td.series{border:3px solid #1f5fd6}"
 	"span.series{border:2px solid #1f5fd6;padding:0 3px}"
 	"li a.k,p.cases a.k{display:inline-block}"

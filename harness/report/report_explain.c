@@ -94,6 +94,15 @@ static void add_case(struct explained *x, const struct fb_case *c, size_t i)
 				  detected(c) ? WRITE_NEXT : WRITE_NONE], i);
 }
 
+/* The headline kernel by kernel (kernels.ini's order), then type by type. */
+static int head_cmp(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	int r = fb_kernel_cmp(a->a, b->a);
+
+	return r ? r : strcmp(a->b, b->b);
+}
+
 static void build(const struct fb_run *run, struct explained *x)
 {
 	memset(x, 0, sizeof(*x));
@@ -104,6 +113,8 @@ static void build(const struct fb_run *run, struct explained *x)
 		    json_is_boolean(fb_case_get(c, "outcome.fault_read")))
 			add_case(x, c, i);
 	}
+	if (x->head.n)
+		qsort(x->head.rows, x->head.n, sizeof(*x->head.rows), head_cmp);
 }
 
 static void table_free(struct table *t)
@@ -194,6 +205,26 @@ void fb_report_explained(FILE *f, const struct fb_run *run)
 	release(&x);
 }
 
+/* The intros' Markdown in HTML: *x* in <em>, `x` in <code>. */
+static void intro_html(FILE *out, const char *md)
+{
+	bool em = false, code = false;
+
+	fputs("<p>", out);
+	for (const char *p = md; *p; p++) {
+		if (*p == '*') {
+			fputs(em ? "</em>" : "<em>", out);
+			em = !em;
+		} else if (*p == '`') {
+			fputs(code ? "</code>" : "<code>", out);
+			code = !code;
+		} else {
+			fb_xml_write(out, p, 1);
+		}
+	}
+	fputs(" Each number links to its cases.</p>\n", out);
+}
+
 /* The HTML: each number links to its list of cases, "#x-ID" further down. */
 struct html {
 	FILE *out;
@@ -228,7 +259,7 @@ static void number(struct html *h, const struct set *s, const char *fmt, ...)
 
 static void cause_table_html(struct html *h, const char *by, const struct table *t)
 {
-	fprintf(h->out, "<table class=\"num\">\n<tr><th>%s</th>", by);
+	fprintf(h->out, "<div class=\"wide\"><table class=\"num\">\n<tr><th>%s</th>", by);
 	for (int u = 1; u < FB_UNDET__COUNT; u++)
 		fprintf(h->out, "<th>%s</th>", fb_undetected_name(u));
 	fputs("</tr>\n", h->out);
@@ -248,7 +279,7 @@ static void cause_table_html(struct html *h, const char *by, const struct table 
 		}
 		fputs("</tr>\n", h->out);
 	}
-	fputs("</table>\n", h->out);
+	fputs("</table></div>\n", h->out);
 }
 
 static void head_table_html(struct html *h, const struct table *t)
@@ -264,11 +295,11 @@ static void head_table_html(struct html *h, const struct table *t)
 
 		if (!r->head[HEAD_READ].n)
 			continue;
-		fputs("<tr><td>", h->out);
+		fputs("<tr><th>", h->out);
 		fb_xml_puts(h->out, r->a);
-		fputs("</td><td>", h->out);
+		fputs("</th><th>", h->out);
 		fb_xml_puts(h->out, r->b);
-		fputs("</td>", h->out);
+		fputs("</th>", h->out);
 		for (int k = 0; k < HEAD__COUNT; k++) {
 			fputs("<td>", h->out);
 			number(h, &r->head[k], "%s %s: %s", r->a, r->b, what[k]);
@@ -307,11 +338,11 @@ void fb_report_explained_html(FILE *out, const struct fb_run *run, FILE *lists)
 
 	build(run, &x);
 	if (x.any) {
-		fprintf(out, "<h2 id=\"headline\">Checksum-covered faults the kernel read</h2>\n"
-			"<p>%s Each number links to its cases.</p>\n", head_intro);
+		fputs("<h2 id=\"headline\">Checksum-covered faults the kernel read</h2>\n", out);
+		intro_html(out, head_intro);
 		head_table_html(&h, &x.head);
-		fprintf(out, "<h2 id=\"causes\">Undetected, by cause</h2>\n<p>%s</p>\n",
-			cause_intro);
+		fputs("<h2 id=\"causes\">Undetected, by cause</h2>\n", out);
+		intro_html(out, cause_intro);
 		cause_table_html(&h, "type", &x.types);
 		cause_table_html(&h, "timing", &x.timings);
 		w = x.write[WRITE_FIRST].n + x.write[WRITE_NEXT].n + x.write[WRITE_NONE].n;

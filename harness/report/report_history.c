@@ -224,7 +224,7 @@ static void runs_table(const struct history *h)
 		"run", "started", "flipbed", "kernels", "cases", "state",
 	};
 
-	fputs("<h2 id=\"runs\">Runs, oldest first</h2>\n<table>\n", h->out);
+	fputs("<h2 id=\"runs\">Runs, oldest first</h2>\n<div class=\"wide\"><table>\n", h->out);
 	for (size_t k = 0; k < sizeof(rows) / sizeof(*rows); k++) {
 		fprintf(h->out, "<tr><th>%s</th>", rows[k]);
 		for (size_t r = 0; r < h->nruns; r++) {
@@ -280,7 +280,7 @@ static void case_cell(const struct history *h, size_t i, size_t r)
 
 static void cases_table(const struct history *h, bool only_changed)
 {
-	fputs("<table>\n<tr><th>case</th>", h->out);
+	fputs("<div class=\"wide\"><table>\n<tr><th>case</th>", h->out);
 	for (size_t r = 0; r < h->nruns; r++) {
 		fputs("<th>", h->out);
 		fb_xml_puts(h->out, fb_run_id(&h->runs[r]));
@@ -297,7 +297,7 @@ static void cases_table(const struct history *h, bool only_changed)
 			case_cell(h, i, r);
 		fputs("</tr>\n", h->out);
 	}
-	fputs("</table>\n", h->out);
+	fputs("</table></div>\n", h->out);
 }
 
 static size_t nchanged(const struct history *h)

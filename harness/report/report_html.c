@@ -58,7 +58,7 @@ static void print_table(const struct fb_run *run, const struct fb_table *t,
 {
 	char buf[96];
 
-	fputs("<table>\n<tr><th>type</th>", out);
+	fputs("<div class=\"wide\"><table>\n<tr><th>type</th>", out);
 	for (size_t c = 0; c < t->ncols; c++) {
 		fputs("<th>", out);
 		fb_xml_puts(out, t->cols[c].timing);
@@ -85,7 +85,7 @@ static void print_table(const struct fb_run *run, const struct fb_table *t,
 		}
 		fputs("</tr>\n", out);
 	}
-	fputs("</table>\n", out);
+	fputs("</table></div>\n", out);
 }
 
 static void print_legend(const struct fb_series *s, FILE *out)

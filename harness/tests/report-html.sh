@@ -51,7 +51,7 @@ n=$(grep -c ' Δ |' "$T/run/summary.md")
 
 # --- headline and causes, each number a link to its cases ------------------
 # the headline row of stock/inode: 1 read, 0 detected, 1 unexplained
-row=$(grep '^<tr><td>stock</td><td>inode</td>' "$idx")
+row=$(grep '^<tr><th>stock</th><th>inode</th>' "$idx")
 [ -n "$row" ] || check_fail "index.html has no headline row for stock inode"
 un=$(echo "$row" | sed -n 's|.*<td><a href="#\(x-[0-9]*\)">1</a></td></tr>$|\1|p')
 [ -n "$un" ] || check_fail "the unexplained count of stock inode is no link: $row"
