@@ -42,6 +42,7 @@ struct table {
 struct explained {
 	size_t any;		/* cases with the fields */
 	struct table head, types, timings;
+	struct table kernels;	/* the headline summed over types (HTML) */
 	struct set write[WRITE__COUNT];	/* write faults that ran the next-mount pass */
 };
 
@@ -75,15 +76,16 @@ static void add_case(struct explained *x, const struct fb_case *c, size_t i)
 	json_t *read = fb_case_get(c, "outcome.fault_read");
 	const char *why = fb_case_str(c, "outcome.undetected");
 	int u = why ? fb_undetected_parse(why) : -1;
-	struct row *r = row_of(&x->head, c->kernel, c->type);
+	struct row *r[2] = { row_of(&x->head, c->kernel, c->type),
+			     row_of(&x->kernels, c->kernel, "all types") };
 
 	x->any++;
-	if (json_is_true(read) && fb_case_str(c, "target.csum_error")) {
-		set_add(&r->head[HEAD_READ], i);
+	for (int k = 0; k < 2 && json_is_true(read) && fb_case_str(c, "target.csum_error"); k++) {
+		set_add(&r[k]->head[HEAD_READ], i);
 		if (detected(c))
-			set_add(&r->head[HEAD_DETECTED], i);
+			set_add(&r[k]->head[HEAD_DETECTED], i);
 		if (u == FB_UNDET_UNEXPLAINED)
-			set_add(&r->head[HEAD_UNEXPLAINED], i);
+			set_add(&r[k]->head[HEAD_UNEXPLAINED], i);
 	}
 	if (u > 0) {
 		set_add(&row_of(&x->types, c->type, NULL)->cause[u], i);
@@ -115,6 +117,8 @@ static void build(const struct fb_run *run, struct explained *x)
 	}
 	if (x->head.n)
 		qsort(x->head.rows, x->head.n, sizeof(*x->head.rows), head_cmp);
+	if (x->kernels.n)
+		qsort(x->kernels.rows, x->kernels.n, sizeof(*x->kernels.rows), head_cmp);
 }
 
 static void table_free(struct table *t)
@@ -131,6 +135,7 @@ static void table_free(struct table *t)
 static void release(struct explained *x)
 {
 	table_free(&x->head);
+	table_free(&x->kernels);
 	table_free(&x->types);
 	table_free(&x->timings);
 	for (int w = 0; w < WRITE__COUNT; w++)
@@ -340,6 +345,8 @@ void fb_report_explained_html(FILE *out, const struct fb_run *run, FILE *lists)
 	if (x.any) {
 		fputs("<h2 id=\"headline\">Checksum-covered faults the kernel read</h2>\n", out);
 		intro_html(out, head_intro);
+		head_table_html(&h, &x.kernels);
+		fputs("<p>By object type:</p>\n", out);
 		head_table_html(&h, &x.head);
 		fputs("<h2 id=\"causes\">Undetected, by cause</h2>\n", out);
 		intro_html(out, cause_intro);

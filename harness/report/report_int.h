@@ -138,10 +138,18 @@ struct fb_series_pair {
 	size_t base, series;	/* indexes into run->cases */
 };
 
+/* The pairs of one kernel and the same with the series ("stock", "patched"). */
+struct fb_series_kernels {
+	const char *base, *series;
+	size_t compared, changed;
+};
+
 struct fb_series {
-	struct fb_series_pair *changed;	/* in the base case's name order */
+	struct fb_series_pair *changed;	/* by kernel pair, then base case name */
 	size_t nchanged;
 	size_t compared;		/* pairs with an outcome on both sides */
+	struct fb_series_kernels *kernels;	/* in kernels.ini's order */
+	size_t nkernels;
 	bool *marked;
 };
 

@@ -38,6 +38,17 @@ static bool series_of(const char *b, const char *s)
 	       !strcmp(b + strlen(BASE), s + strlen(SERIES));
 }
 
+static struct fb_series_kernels *kernels_of(struct fb_series *s, const char *base,
+					    const char *series)
+{
+	for (size_t i = 0; i < s->nkernels; i++)
+		if (!strcmp(s->kernels[i].base, base))
+			return &s->kernels[i];
+	s->kernels = xrealloc(s->kernels, (s->nkernels + 1) * sizeof(*s->kernels));
+	s->kernels[s->nkernels] = (struct fb_series_kernels){ base, series, 0, 0 };
+	return &s->kernels[s->nkernels++];
+}
+
 /* The pairs of one rest group [lo, hi). */
 static void pair_group(const struct fb_run *run, const struct member *m, size_t lo,
 		       size_t hi, struct fb_series *s)
@@ -49,9 +60,13 @@ static void pair_group(const struct fb_run *run, const struct member *m, size_t 
 			if (!series_of(ca->kernel, cb->kernel) ||
 			    !fb_case_comparable(ca) || !fb_case_comparable(cb))
 				continue;
+			struct fb_series_kernels *k = kernels_of(s, ca->kernel, cb->kernel);
+
 			s->compared++;
+			k->compared++;
 			if (!fb_case_changed(ca, cb))
 				continue;
+			k->changed++;
 			s->changed = xrealloc(s->changed, (s->nchanged + 1) * sizeof(*s->changed));
 			s->changed[s->nchanged].base = m[a].i;
 			s->changed[s->nchanged++].series = m[b].i;
@@ -59,13 +74,24 @@ static void pair_group(const struct fb_run *run, const struct member *m, size_t 
 		}
 }
 
+static const struct fb_run *sort_run;
+
 static int pair_cmp(const void *pa, const void *pb)
 {
 	const struct fb_series_pair *a = pa, *b = pb;
+	int r = fb_kernel_cmp(sort_run->cases[a->base].kernel, sort_run->cases[b->base].kernel);
 
+	if (r)
+		return r;
 	if (a->base != b->base)
 		return a->base < b->base ? -1 : 1;
 	return (a->series > b->series) - (a->series < b->series);
+}
+
+static int kernels_cmp(const void *pa, const void *pb)
+{
+	return fb_kernel_cmp(((const struct fb_series_kernels *)pa)->base,
+			     ((const struct fb_series_kernels *)pb)->base);
 }
 
 void fb_series_build(const struct fb_run *run, struct fb_series *s)
@@ -90,8 +116,11 @@ void fb_series_build(const struct fb_run *run, struct fb_series *s)
 			pair_group(run, m, lo, i, s);
 			lo = i;
 		}
+	sort_run = run;
 	if (s->nchanged)
 		qsort(s->changed, s->nchanged, sizeof(*s->changed), pair_cmp);
+	if (s->nkernels)
+		qsort(s->kernels, s->nkernels, sizeof(*s->kernels), kernels_cmp);
 	for (size_t i = 0; i < n; i++)
 		free(m[i].rest);
 	free(m);
@@ -100,6 +129,7 @@ void fb_series_build(const struct fb_run *run, struct fb_series *s)
 void fb_series_free(struct fb_series *s)
 {
 	free(s->changed);
+	free(s->kernels);
 	free(s->marked);
 	memset(s, 0, sizeof(*s));
 }
@@ -162,20 +192,28 @@ void fb_series_md(FILE *out, const struct fb_run *run, const struct fb_series *s
 		fputc('\n', out);
 }
 
-void fb_series_html(FILE *out, const struct fb_run *run, const struct fb_series *s)
+/* The changed pairs of K, open when short enough to read at a glance. */
+static void kernels_html(FILE *out, const struct fb_run *run, const struct fb_series *s,
+			 const struct fb_series_kernels *k)
 {
 	char oa[96], ob[96];
 
-	if (!s->compared)
+	fprintf(out, "<details%s><summary>", k->changed <= 20 ? " open" : "");
+	fb_xml_puts(out, k->base);
+	fputs(" → ", out);
+	fb_xml_puts(out, k->series);
+	fprintf(out, ": %zu of %zu pairs changed</summary>\n", k->changed, k->compared);
+	if (!k->changed) {
+		fputs("</details>\n", out);
 		return;
-	fputs("<h2 id=\"series\">Changed by the series</h2>\n<p>", out);
-	intro(out, s);
-	fputs(s->nchanged ? "; their cells have a <span class=\"series\">blue "
-	      "border</span>.</p>\n<ul>\n" : ".</p>\n", out);
+	}
+	fputs("<ul>\n", out);
 	for (size_t i = 0; i < s->nchanged; i++) {
 		const struct fb_case *a = &run->cases[s->changed[i].base];
 		const struct fb_case *b = &run->cases[s->changed[i].series];
 
+		if (strcmp(a->kernel, k->base))
+			continue;
 		fputs("<li>", out);
 		fb_html_case_link(out, a, "", a->name);
 		fputs(" → ", out);
@@ -183,6 +221,17 @@ void fb_series_html(FILE *out, const struct fb_run *run, const struct fb_series 
 		fprintf(out, ": %s → %s</li>\n", fb_case_outcome4(a, oa, sizeof(oa)),
 			fb_case_outcome4(b, ob, sizeof(ob)));
 	}
-	if (s->nchanged)
-		fputs("</ul>\n", out);
+	fputs("</ul>\n</details>\n", out);
+}
+
+void fb_series_html(FILE *out, const struct fb_run *run, const struct fb_series *s)
+{
+	if (!s->compared)
+		return;
+	fputs("<h2 id=\"series\">Changed by the series</h2>\n<p>", out);
+	intro(out, s);
+	fputs(s->nchanged ? "; their cells have a <span class=\"series\">blue "
+	      "border</span>.</p>\n" : ".</p>\n", out);
+	for (size_t i = 0; i < s->nkernels; i++)
+		kernels_html(out, run, s, &s->kernels[i]);
 }

@@ -62,6 +62,10 @@ grep -q 'href="cases/inode_base-flip@stock_read/index.html"' "$T/unexplained.htm
 	check_fail "the unexplained list of stock inode does not link its case"
 [ "$(grep -o 'href=' "$T/unexplained.html" | wc -l)" = 1 ] ||
 	check_fail "the unexplained list of stock inode holds another case"
+grep -q '^<tr><th>stock</th><th>all types</th><td><a href="#x-[0-9]*">1</a></td><td>0</td><td><a href="#x-[0-9]*">1</a></td></tr>$' "$idx" ||
+	check_fail "index.html has no headline total of stock reading 1 read, 0 detected, 1 unexplained"
+grep -q '^<details open><summary>stock → patched: 2 of 4 pairs changed</summary>$' "$idx" ||
+	check_fail "index.html does not count the pairs of stock and patched (2 of 4 changed)"
 grep -q '<h2 id="causes">Undetected, by cause</h2>' "$idx" ||
 	check_fail "index.html has no undetected-by-cause table"
 grep '^<tr><th>data</th>' "$idx" | grep -q '<a href="#x-[0-9]*">1</a>' ||
