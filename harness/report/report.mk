@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: MIT
 # harness/report/: the results library (report/report.h): summary.md,
-# index.html, junit.xml, KTAP, the IRON table, and flipbed
-# report/show/diff/merge.
+# index.html, junit.xml, KTAP, the IRON table, campaign.html,
+# history.html, and flipbed report/show/diff/merge.
 # Included by harness/harness.mk, which compiles its objects.
 #
 #   REPORT_LIB   build/obj/harness/libfbreport.a
 #   make check   build/tests/bin/report-unit (cmocka),
-#                harness/tests/report/run.sh (goldens, HTML, diff, merge) and
-#                harness/tests/report-iron.sh (the IRON table's golden)
+#                harness/tests/report/run.sh (goldens, HTML, diff, merge),
+#                harness/tests/report-iron.sh (the IRON table's golden),
+#                harness/tests/report-html.sh (the series' effect, headline,
+#                heatmaps, campaign.html) and report-history.sh
+#   make check-html   the pages in headless Chromium (below)
+#   make bench-report the 2000-case benchmark (below)
 
 REPORT_SRCS := $(addprefix harness/report/,report.c report_case.c \
 	report_cmds.c report_diff.c report_dmesg.c report_html.c \
