@@ -29,8 +29,9 @@ src=results/baseline/ci
 rm -rf "$run"
 mkdir -p "$run/cases"
 cp "$src/run.json" "$run/"
+: > "$run/cases.jsonl"
 k=0
-while [ "$(wc -l < "$run/cases.jsonl" 2>/dev/null || echo 0)" -lt "$n" ]; do
+while [ "$(wc -l < "$run/cases.jsonl")" -lt "$n" ]; do
 	sed "s/\"case\":\"\([^\"]*\)\"/\"case\":\"\1~$k\"/; s/\"dir\":\"\([^\"]*\)\"/\"dir\":\"\1~$k\"/" \
 		"$src/cases.jsonl" >> "$run/cases.jsonl"
 	k=$((k + 1))

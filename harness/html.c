@@ -115,21 +115,27 @@ void fb_xml_puts(FILE *f, const char *s)
 }
 
 /* Characters left as they are in a relative URL path (RFC 3986 pchar and '/'). */
+static bool url_keep(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("-._~!$&'()*+,;=:@/", c));
+}
+
 void fb_url_puts(FILE *f, const char *path)
 {
-	static const char keep[] = "-._~!$&'()*+,;=:@/";
+	const unsigned char *p = (const unsigned char *)path;
 
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		char enc[4];
+	while (*p) {
+		size_t n = 0;
 
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || (*p && strchr(keep, *p))) {
-			enc[0] = *p;
-			enc[1] = '\0';
-		} else {
-			snprintf(enc, sizeof(enc), "%%%02X", *p);
+		while (url_keep(p[n]))
+			n++;
+		if (n) {	/* '&' and '\'' still need their XML escapes */
+			fb_xml_write(f, (const char *)p, n);
+			p += n;
+			continue;
 		}
-		fb_xml_puts(f, enc);
+		fprintf(f, "%%%02X", *p++);
 	}
 }
 

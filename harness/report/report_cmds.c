@@ -82,6 +82,20 @@ static int report_history(char **dirs, int n, const char *out, const char *u)
 	return fb_report_history(dirs, n, out) ? 2 : 0;
 }
 
+/* The summary.md just written, on stdout. */
+static int print_summary(const struct fb_run *run)
+{
+	char *path = fb_path(run->dir, NULL, "summary.md");
+	size_t len = 0;
+	char *text = path ? fb_slurp(path, &len) : NULL;
+
+	if (text)
+		fwrite(text, 1, len, stdout);
+	free(text);
+	free(path);
+	return text ? 0 : -1;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const char u[] = "flipbed report DIR [--ktap] | flipbed report --loose RUN...";
@@ -135,8 +149,7 @@ int cmd_report(int argc, char **argv)
 	if (!ret)
 		ret = fb_report_write(&run);
 	if (!ret)
-		ret = ktap ? fb_report_ktap_run(&run, stdout) :
-			     fb_report_summary(&run, stdout);
+		ret = ktap ? fb_report_ktap_run(&run, stdout) : print_summary(&run);
 	if (!ret)
 		ret = fb_run_status(&run);
 	fb_run_free(&run);

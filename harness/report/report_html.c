@@ -2,11 +2,15 @@
 /*
  * index.html: the matrix with cells coloured by reaction class, each case a
  * link to its page; self-contained (inline CSS, no script), every text
- * escaped. The case pages are written by report_page.c.
+ * escaped. The case pages are written by report_page.c, by forked workers
+ * in a big run.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "html.h"
 #include "report/report_int.h"
 #include "util.h"
@@ -211,6 +215,58 @@ static int write_index(const struct fb_run *run, const struct fb_table *t)
 	return ret;
 }
 
+/* Pages K, K + N, K + 2N, ... of RUN. */
+static int pages(const struct fb_run *run, size_t k, size_t n)
+{
+	int ret = 0;
+
+	for (size_t i = k; !ret && i < run->n; i += n)
+		ret = fb_html_case_page(run, &run->cases[i]);
+	return ret;
+}
+
+/*
+ * The case pages are most of the work of a big run (each reads its
+ * dmesg.txt and fsck.txt, and writes a file): with more than one
+ * processor, forked workers write every Nth page each, this process the
+ * first share and the share of any worker that could not be forked. A
+ * worker only writes its own pages and says how it ended by its status.
+ */
+#define MAX_WORKERS 4
+#define PAGES_PER_WORKER 250	/* below that, a fork costs more than it saves */
+
+static int write_pages(const struct fb_run *run)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cpus > MAX_WORKERS ? MAX_WORKERS : cpus > 1 ? (size_t)cpus : 1;
+	pid_t pid[MAX_WORKERS] = { 0 };
+	int ret = 0, status;
+
+	if (n > run->n / PAGES_PER_WORKER)
+		n = run->n / PAGES_PER_WORKER ? run->n / PAGES_PER_WORKER : 1;
+	fflush(NULL);	/* a worker must not write this process's buffers again */
+	for (size_t k = 1; k < n; k++) {
+		pid[k] = fork();
+		if (!pid[k])
+			_exit(pages(run, k, n) ? 1 : 0);
+	}
+	ret = pages(run, 0, n);
+	for (size_t k = 1; k < n; k++) {
+		if (pid[k] < 0) {
+			ret |= pages(run, k, n);
+			continue;
+		}
+		while (waitpid(pid[k], &status, 0) < 0)
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+		if (status)
+			ret = -1;
+	}
+	return ret;
+}
+
 int fb_report_html(const struct fb_run *run)
 {
 	struct fb_table t;
@@ -218,8 +274,8 @@ int fb_report_html(const struct fb_run *run)
 
 	if (!ret)
 		ret = write_index(run, &t);
-	for (size_t i = 0; !ret && i < run->n; i++)
-		ret = fb_html_case_page(run, &run->cases[i]);
+	if (!ret)
+		ret = write_pages(run);
 	fb_table_free(&t);
 	return ret;
 }

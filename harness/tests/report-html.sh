@@ -13,7 +13,9 @@
 #    cases as findings): detection by type, causes, findings over cases,
 #    detection rate over cases, as inline SVG;
 #  - every page well-formed, every link resolving, no script (html-lib);
-#  - the ci baseline's index.html stays under 2 MB.
+#  - the ci baseline's index.html stays under 2 MB;
+#  - the ci baseline doubled (968 cases) gets every case page, written by
+#    forked workers where there are two processors or more.
 # Groups: quick.
 set -u
 . "$(dirname "$0")/../../tests/lib.sh"
@@ -109,4 +111,21 @@ grep -q '<td class="series"><a [^>]*href="cases/xattr_block-flip:rest@stock/inde
 	"$T/ci/index.html" || check_fail "the ci baseline's xattr-block rest/stock cell is not marked"
 html_check "$T/ci/index.html" > "$T/check.out"
 [ -s "$T/check.out" ] && check_fail "$(head -5 "$T/check.out")"
+
+# --- a run big enough for forked workers to write the case pages (250 a
+# worker, with two processors or more): every page written, none left
+# half-written, the same exit status as the run on its own -----------------
+mkdir "$T/big"
+for k in 0 1; do
+	sed "s/\"case\":\"\([^\"]*\)\"/\"case\":\"\1~$k\"/; s/\"dir\":\"\([^\"]*\)\"/\"dir\":\"\1~$k\"/" \
+		results/baseline/ci/cases.jsonl
+done > "$T/big/cases.jsonl"
+"$cli" report "$T/ci" > /dev/null
+want=$?
+"$cli" report "$T/big" > /dev/null
+rc=$?
+[ "$rc" = "$want" ] || check_fail "report of the doubled ci run exited $rc, the ci run $want"
+n=$(find "$T/big/cases" -name index.html | wc -l)
+[ "$n" = 968 ] || check_fail "$n case pages of the doubled ci run, expected 968"
+[ -z "$(find "$T/big" -name '*.tmp')" ] || check_fail "temporary files left in the doubled ci run"
 finish
