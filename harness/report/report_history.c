@@ -69,12 +69,12 @@ static int check_matrix(const struct fb_run *runs, size_t n)
 /* The way from directory FROM to directory TO, ending in '/' ("" if the same). */
 static char *rel_dir(const char *from, const char *to)
 {
-	char f[PATH_MAX], t[PATH_MAX], *s;
+	char f[PATH_MAX + 1], t[PATH_MAX + 1], *s;
 	size_t common = 0, ups = 0;
 
 	if (!realpath(from, f) || !realpath(to, t))
 		return NULL;
-	strcat(f, "/");		/* PATH_MAX counts the NUL: room for one more */
+	strcat(f, "/");		/* room for it: realpath fills at most PATH_MAX */
 	strcat(t, "/");
 	/* the longest common prefix that ends at a '/' of both */
 	for (size_t i = 0; f[i] && f[i] == t[i]; i++)
@@ -160,11 +160,36 @@ static bool row_changed(const struct history *h, size_t i)
 	return false;
 }
 
+/* Without run.json's kernels: each kernel's kernel_version as its records give it. */
+static void kernels_of_records(FILE *out, const struct fb_run *run)
+{
+	const char *sep = "";
+
+	for (size_t i = 0; i < run->n; i++) {
+		const char *v = fb_case_str(&run->cases[i], "kernel_version");
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(run->cases[j].kernel, run->cases[i].kernel);
+		if (seen)
+			continue;
+		fputs(sep, out);
+		fb_xml_puts(out, run->cases[i].kernel);
+		fputc(' ', out);
+		fb_xml_puts(out, v ? v : "?");
+		sep = "<br>";
+	}
+	if (!*sep)
+		fputs("not recorded", out);
+}
+
 static void kernels(FILE *out, const struct fb_run *run)
 {
 	json_t *ks = json_object_get(run->info, "kernels"), *k;
 	const char *name, *sep = "";
 
+	if (!json_object_size(ks))
+		return kernels_of_records(out, run);
 	json_object_foreach(ks, name, k) {
 		const char *v = json_string_value(json_object_get(k, "source_version"));
 		size_t np = json_array_size(json_object_get(k, "series"));
@@ -177,8 +202,6 @@ static void kernels(FILE *out, const struct fb_run *run)
 			fprintf(out, " + %zu patch%s", np, np == 1 ? "" : "es");
 		sep = "<br>";
 	}
-	if (!json_object_size(ks))
-		fputs("not recorded", out);
 }
 
 static void run_state(FILE *out, const struct fb_run *run)

@@ -81,6 +81,16 @@ n=$(grep -o '<td class="chg">' "$page" | wc -l)
 # the changed cell, once in the changed section and once in the whole table
 [ "$n" = 2 ] || check_fail "$n cells highlighted, expected 2"
 
+# runs without run.json: the kernel versions come from the records
+mkdir "$T/n1" "$T/n2"
+cp $fixture/cases.jsonl "$T/n1/"
+cp "$T/r2/cases.jsonl" "$T/n2/"
+expect_rc 0 "$cli" report --history "$T/n1" "$T/n2" --out "$T/hn" > /dev/null
+grep -q '<tr><th>kernels</th><td>[a-z]* 6.1.192-3<br>[a-z]* 6.1.192-3</td>' "$T/hn/history.html" ||
+	check_fail "without run.json, the records' kernel versions are not shown"
+grep -q '<tr><th>flipbed</th><td>not recorded</td><td>not recorded</td></tr>' "$T/hn/history.html" ||
+	check_fail "without run.json, the flipbed commit is not said to be unrecorded"
+
 # --- bad input: exit 2, one line naming the directory ---------------------
 mkdir "$T/other"
 cp $fixture/cases.jsonl "$T/other/"
