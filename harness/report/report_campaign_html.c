@@ -25,11 +25,11 @@ static bool detected(const struct fb_case *c)
 static void by_type(FILE *out, const struct fb_run *run, const struct fb_campaign_summary *s)
 {
 	size_t ntypes = 0, nbars = 0;
+	struct fb_bar *bars;
 
 	while (s->all_types[ntypes])
 		ntypes++;
-	struct fb_bar *bars = xcalloc(ntypes + 1, sizeof(*bars));
-
+	bars = xcalloc(ntypes + 1, sizeof(*bars));
 	for (size_t t = 0; t < ntypes; t++) {
 		size_t n = 0, d = 0;
 

@@ -185,8 +185,10 @@ void fb_report_explained(FILE *f, const struct fb_run *run)
 	size_t w;
 
 	build(run, &x);
-	if (!x.any)
-		return release(&x);
+	if (!x.any) {
+		release(&x);
+		return;
+	}
 	fprintf(f, "\n## Checksum-covered faults the kernel read\n\n%s\n\n"
 		"| kernel | type | covered flips read | detected | unexplained |\n"
 		"|---|---|---|---|---|\n", head_intro);
@@ -203,10 +205,10 @@ void fb_report_explained(FILE *f, const struct fb_run *run)
 	cause_table_md(f, "timing", &x.timings);
 	w = x.write[WRITE_FIRST].n + x.write[WRITE_NEXT].n + x.write[WRITE_NONE].n;
 	if (w)
-		fprintf(f, "\n## Write faults at the next mount\n\n%zu write-fault cases ran the "
-			"next-mount pass: %zu detected by the workload, %zu only at the next mount, "
-			"%zu not at all.\n", w, x.write[WRITE_FIRST].n, x.write[WRITE_NEXT].n,
-			x.write[WRITE_NONE].n);
+		fprintf(f, "\n## Write faults at the next mount\n\n%zu write-fault cases ran "
+			"the next-mount pass: %zu detected by the workload, %zu only at the "
+			"next mount, %zu not at all.\n", w, x.write[WRITE_FIRST].n,
+			x.write[WRITE_NEXT].n, x.write[WRITE_NONE].n);
 	release(&x);
 }
 
@@ -358,7 +360,8 @@ void fb_report_explained_html(FILE *out, const struct fb_run *run, FILE *lists)
 				"write-fault cases ran the next-mount pass: ", w);
 			number(&h, &x.write[WRITE_FIRST], "write faults detected by the workload");
 			fputs(" detected by the workload, ", out);
-			number(&h, &x.write[WRITE_NEXT], "write faults detected only at the next mount");
+			number(&h, &x.write[WRITE_NEXT],
+			       "write faults detected only at the next mount");
 			fputs(" only at the next mount, ", out);
 			number(&h, &x.write[WRITE_NONE], "write faults not detected");
 			fputs(" not at all.</p>\n", out);

@@ -188,8 +188,10 @@ static void kernels(FILE *out, const struct fb_run *run)
 	json_t *ks = json_object_get(run->info, "kernels"), *k;
 	const char *name, *sep = "";
 
-	if (!json_object_size(ks))
-		return kernels_of_records(out, run);
+	if (!json_object_size(ks)) {
+		kernels_of_records(out, run);
+		return;
+	}
 	json_object_foreach(ks, name, k) {
 		const char *v = json_string_value(json_object_get(k, "source_version"));
 		size_t np = json_array_size(json_object_get(k, "series"));
@@ -213,7 +215,8 @@ static void run_state(FILE *out, const struct fb_run *run)
 		fprintf(out, "<strong class=\"cut\">cut short: its last record (line %u of "
 			"cases.jsonl) is truncated and left out</strong>", run->truncated);
 	if (cut) {
-		fputs(run->truncated ? "<br><strong class=\"cut\">" : "<strong class=\"cut\">", out);
+		fputs(run->truncated ? "<br><strong class=\"cut\">" :
+				       "<strong class=\"cut\">", out);
 		fb_xml_puts(out, what);
 		fputs("</strong>", out);
 	}
