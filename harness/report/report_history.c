@@ -360,14 +360,17 @@ static int write_page(struct history *h, const char *outdir)
 	size_t changed;
 	int ret = -1;
 
-	if (!path || fb_mkdirs(outdir) || !(h->out = fb_out_open(path))) {
+	h->out = path && !fb_mkdirs(outdir) ? fb_out_open(path) : NULL;
+	if (!h->out) {
 		free(path);
 		return -1;
 	}
 	h->prefix = xcalloc(h->nruns + 1, sizeof(*h->prefix));
-	for (size_t r = 0; r < h->nruns; r++)
-		if (!(h->prefix[r] = rel_dir(outdir, h->runs[r].dir)))
+	for (size_t r = 0; r < h->nruns; r++) {
+		h->prefix[r] = rel_dir(outdir, h->runs[r].dir);
+		if (!h->prefix[r])	/* links relative to the page's own directory */
 			h->prefix[r] = xstrdup("");
+	}
 	build(h);
 	changed = nchanged(h);
 	page(h, changed);
