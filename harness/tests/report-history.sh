@@ -81,6 +81,11 @@ n=$(grep -o '<td class="chg">' "$page" | wc -l)
 # the changed cell, once in the changed section and once in the whole table
 [ "$n" = 2 ] || check_fail "$n cells highlighted, expected 2"
 
+# a run that a signal cut short (run.json says so) is said to be
+expect_rc 0 "$cli" report --history "$T/r1" harness/tests/report/interrupted-run --out "$T/hi" > /dev/null
+grep '<tr><th>state</th>' "$T/hi/history.html" | grep -q '<td>complete</td><td><strong class="cut">interrupted: 2 of 6 planned cases ran; 1 cut short, 3 never started</strong></td>' ||
+	check_fail "the history page does not say that the interrupted run was cut short"
+
 # runs without run.json: the kernel versions come from the records
 mkdir "$T/n1" "$T/n2"
 cp $fixture/cases.jsonl "$T/n1/"
