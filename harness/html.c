@@ -4,6 +4,7 @@
  * any byte XML cannot carry replaced by '?', and the head and tail of a
  * self-contained page (inline CSS, no script).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,13 +40,30 @@ static size_t utf8_ok(const unsigned char *s, size_t len)
 	return n;
 }
 
+/* Bytes written as they are: no markup, and XML can carry them. */
+static bool plain(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x80 && !strchr("&<>\"'", c)) || c == '\t' || c == '\n' ||
+	       c == '\r';
+}
+
 void fb_xml_write(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (len) {
-		size_t n = utf8_ok(p, len);
+		size_t n = 0;
 
+		/* a run of plain ASCII in one write: pages are mostly that */
+		while (n < len && plain(p[n]))
+			n++;
+		if (n) {
+			fwrite(p, 1, n, f);
+			p += n;
+			len -= n;
+			continue;
+		}
+		n = utf8_ok(p, len);
 		switch (n ? *p : 0) {
 		case 0:
 			fputc('?', f);
@@ -97,21 +115,27 @@ void fb_xml_puts(FILE *f, const char *s)
 }
 
 /* Characters left as they are in a relative URL path (RFC 3986 pchar and '/'). */
+static bool url_keep(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("-._~!$&'()*+,;=:@/", c));
+}
+
 void fb_url_puts(FILE *f, const char *path)
 {
-	static const char keep[] = "-._~!$&'()*+,;=:@/";
+	const unsigned char *p = (const unsigned char *)path;
 
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		char enc[4];
+	while (*p) {
+		size_t n = 0;
 
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || (*p && strchr(keep, *p))) {
-			enc[0] = *p;
-			enc[1] = '\0';
-		} else {
-			snprintf(enc, sizeof(enc), "%%%02X", *p);
+		while (url_keep(p[n]))
+			n++;
+		if (n) {	/* '&' and '\'' still need their XML escapes */
+			fb_xml_write(f, (const char *)p, n);
+			p += n;
+			continue;
 		}
-		fb_xml_puts(f, enc);
+		fprintf(f, "%%%02X", *p++);
 	}
 }
 
@@ -131,7 +155,18 @@ static const char css[] =
 	".interrupted{background:#fff;color:#777;font-style:italic}"
 	".fail{outline:2px solid #c00;font-weight:bold}"
 	"span.k{padding:1px 4px}"
-	"tr.mismatch td{background:#fde0e0}";
+	"tr.mismatch td{background:#fde0e0}"
+	".wide{overflow-x:auto;max-width:100%}"
+	"code{overflow-wrap:anywhere}"
+	"td.series{border:3px solid #1f5fd6}"
+	"span.series{border:2px solid #1f5fd6;padding:0 3px}"
+	"li a.k,p.cases a.k{display:inline-block}"
+	"table.num td{text-align:right}"
+	".hms{display:flex;flex-wrap:wrap;gap:1em}"
+	"svg.hm{flex:none}"
+	"td.chg{outline:3px solid #1f5fd6;outline-offset:-3px}"
+	"span.chg{outline:2px solid #1f5fd6;padding:0 3px}"
+	".cut{color:#a00}";
 
 void fb_html_head(FILE *out, const char *title)
 {

@@ -49,6 +49,7 @@ struct fb_run {
 	struct json_t *info;	/* run.json, or NULL when absent */
 	struct fb_case *cases;
 	size_t n;
+	unsigned truncated;	/* fb_run_load_partial: the line it dropped, or 0 */
 };
 
 /*
@@ -71,6 +72,12 @@ enum fb_class {
  * path of a cases.jsonl file. Returns 0, or -1 after printing the error.
  */
 int fb_run_load(const char *dir, struct fb_run *run);
+/*
+ * The same, but a last line cut short (no newline, and not JSON: the run
+ * stopped while it appended a record) is dropped, its number kept in
+ * run->truncated.
+ */
+int fb_run_load_partial(const char *dir, struct fb_run *run);
 void fb_run_free(struct fb_run *run);
 
 /* The run's exit status: 1 if any case failed, else 3 if any is infra, else 0. */
@@ -130,7 +137,7 @@ struct fb_campaign_summary {
 };
 
 /*
- * Write campaign.md to PATH for RUN. Returns the number of cases that
+ * Write campaign.md to PATH for RUN, and campaign.html beside it. Returns the number of cases that
  * failed for flipbed's own reasons (infra kind "infrastructure").
  */
 int fb_report_campaign(const char *path, const struct fb_run *run,
@@ -157,6 +164,15 @@ int fb_report_loose(const struct fb_run *runs, size_t nruns, FILE *out);
  * Returns 0, or -1 after one line on stderr when RUN has no such case.
  */
 int fb_report_iron(const struct fb_run *run, FILE *out, const char *outpath);
+/*
+ * `flipbed report --history DIR... --out OUT`: OUT/history.html, the
+ * outcome of each case in each run (oldest first), changes highlighted,
+ * and each run's flipbed commit and kernel versions. Every DIR must be a
+ * run directory, all of one matrix (run.json's "matrix"); a cases.jsonl
+ * whose last line was cut short is read without it and the page says so.
+ * Returns 0, or -1 after one line on stderr naming the directory.
+ */
+int fb_report_history(char **dirs, size_t n, const char *out);
 /* One case as `flipbed show` prints it: kernel messages first. */
 int fb_report_show(const struct fb_run *run, const struct fb_case *c, FILE *out);
 /*

@@ -2,10 +2,12 @@
 /*
  * campaign.md: a campaign's outcome classes, reactions, infra kinds,
  * detection rates by object type, flipped bits and timing, and its
- * findings (report.h, fb_report_campaign).
+ * findings (report.h, fb_report_campaign); campaign.html beside it
+ * (report_campaign_html.c).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report_int.h"
@@ -28,6 +30,26 @@ static const char *infra_kind(const struct fb_case *c)
 	if (!strncmp(why, "target ", 7))
 		return "target not in image";
 	return "infrastructure";
+}
+
+/* campaign.html beside PATH (campaign.md). */
+static void write_html(const char *path, const struct fb_run *run,
+		       const struct fb_campaign_summary *o)
+{
+	size_t len = strlen(path);
+	char *html;
+	FILE *f;
+
+	if (len > 3 && !strcmp(path + len - 3, ".md"))
+		len -= 3;
+	if (asprintf(&html, "%.*s.html", (int)len, path) < 0)
+		return;
+	f = fb_out_open(html);
+	if (f) {
+		fb_campaign_html(f, run, o);
+		fb_out_close(f, html);
+	}
+	free(html);
 }
 
 static void rate(FILE *f, const char *name, const struct tally *t)
@@ -149,5 +171,6 @@ int fb_report_campaign(const char *path, const struct fb_run *run,
 			fb_case_str(c, "scenario"), c->kernel);
 	}
 	fclose(f);
+	write_html(path, run, o);
 	return ninfra[3];
 }

@@ -74,33 +74,65 @@ static int report_iron(const char *dir, const char *out)
 	return ret < 0 ? 2 : 0;
 }
 
+/* --history DIR... --out OUT: OUT/history.html. */
+static int report_history(char **dirs, int n, const char *out, const char *u)
+{
+	if (!n || !out)
+		return usage(u, NULL);
+	return fb_report_history(dirs, n, out) ? 2 : 0;
+}
+
+/* The summary.md just written, on stdout. */
+static int print_summary(const struct fb_run *run)
+{
+	char *path = fb_path(run->dir, NULL, "summary.md");
+	size_t len = 0;
+	char *text = path ? fb_slurp(path, &len) : NULL;
+
+	if (text)
+		fwrite(text, 1, len, stdout);
+	free(text);
+	free(path);
+	return text ? 0 : -1;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const char u[] = "flipbed report DIR [--ktap] | flipbed report --loose RUN...";
 	static const char u_iron[] = "flipbed report --iron RUN [--out FILE]";
+	static const char u_hist[] = "flipbed report --history DIR... --out OUT";
 	const char *dir = NULL;
 	char **dirs = xcalloc(argc, sizeof(*dirs));
 	const char *out = NULL;
-	bool ktap = false, loose = false, iron = false;
+	bool ktap = false, loose = false, iron = false, hist = false;
 	struct fb_run run;
 	int ret, n = 0;
 
 	for (int i = 1; i < argc; i++) {
+		bool one = !ktap && !loose && !iron && !hist;	/* no mode yet */
+
 		if (is_help(argv[i]))
-			return free(dirs), printf("usage: %s | %s\n", u, u_iron), 0;
-		if (!strcmp(argv[i], "--ktap") && !loose && !iron)
+			return free(dirs), printf("usage: %s | %s | %s\n", u, u_iron, u_hist), 0;
+		if (!strcmp(argv[i], "--ktap") && !loose && !iron && !hist)
 			ktap = true;
-		else if (!strcmp(argv[i], "--loose") && !ktap && !loose && !iron)
+		else if (!strcmp(argv[i], "--loose") && one)
 			loose = true;
-		else if (!strcmp(argv[i], "--iron") && !ktap && !loose && !iron)
+		else if (!strcmp(argv[i], "--iron") && one)
 			iron = true;
-		else if (!strcmp(argv[i], "--out") && iron && !out && i + 1 < argc)
+		else if (!strcmp(argv[i], "--history") && one && !n)
+			hist = true;
+		else if (!strcmp(argv[i], "--out") && (iron || hist) && !out && i + 1 < argc)
 			out = argv[++i];
-		else if (argv[i][0] != '-' && (loose || !n))
+		else if (argv[i][0] != '-' && (loose || hist || !n))
 			dirs[n++] = argv[i];
 		else
-			return free(dirs), usage(iron || !strcmp(argv[i], "--out") ?
+			return free(dirs), usage(hist ? u_hist : iron || !strcmp(argv[i], "--out") ?
 						 u_iron : u, argv[i]);
+	}
+	if (hist) {
+		ret = report_history(dirs, n, out, u_hist);
+		free(dirs);
+		return ret;
 	}
 	if (loose) {
 		ret = n ? report_loose(dirs, n) : usage(u, NULL);
@@ -117,8 +149,7 @@ int cmd_report(int argc, char **argv)
 	if (!ret)
 		ret = fb_report_write(&run);
 	if (!ret)
-		ret = ktap ? fb_report_ktap_run(&run, stdout) :
-			     fb_report_summary(&run, stdout);
+		ret = ktap ? fb_report_ktap_run(&run, stdout) : print_summary(&run);
 	if (!ret)
 		ret = fb_run_status(&run);
 	fb_run_free(&run);

@@ -14,13 +14,13 @@
 #include "kernels.h"
 #include "report/report_int.h"
 
-static bool comparable(const struct fb_case *c)
+bool fb_case_comparable(const struct fb_case *c)
 {
 	return c->has_outcome && (c->verdict == FB_VERDICT_PASS ||
 				  c->verdict == FB_VERDICT_FAIL);
 }
 
-static bool changed(const struct fb_case *a, const struct fb_case *b)
+bool fb_case_changed(const struct fb_case *a, const struct fb_case *b)
 {
 	return a->detect != b->detect || a->reaction != b->reaction ||
 	       a->fsck != b->fsck || a->data != b->data;
@@ -46,9 +46,9 @@ int fb_diff_runs(const struct fb_run *a, const struct fb_run *b, FILE *out)
 		}
 		ca = &a->cases[i++];
 		cb = &b->cases[j++];
-		if (!comparable(ca) || !comparable(cb)) {
+		if (!fb_case_comparable(ca) || !fb_case_comparable(cb)) {
 			skipped++;
-		} else if (changed(ca, cb)) {
+		} else if (fb_case_changed(ca, cb)) {
 			nchanged++;
 			fprintf(out, "%s: %s -> %s\n", ca->name,
 				fb_case_outcome4(ca, oa, sizeof(oa)),
@@ -80,7 +80,7 @@ static const char *param_value(const struct fb_case *c, const char *key)
 	return v;
 }
 
-static char *rest_key(const struct fb_case *c, const char *key)
+char *fb_case_rest_key(const struct fb_case *c, const char *key)
 {
 	json_t *o = json_deep_copy(fb_case_get(c, "params"));
 	const char *scn = fb_case_str(c, "scenario");
@@ -117,7 +117,7 @@ static size_t collect(const struct fb_run *run, const char *key,
 			continue;
 		m[n].value = v;
 		m[n].c = &run->cases[i];
-		m[n].rest = rest_key(&run->cases[i], key);
+		m[n].rest = fb_case_rest_key(&run->cases[i], key);
 		if (m[n].rest)
 			n++;
 	}
@@ -142,12 +142,12 @@ int fb_diff_by(const struct fb_run *run, const char *key, FILE *out)
 		}
 		a = m[base].c;
 		b = m[i].c;
-		if (!comparable(a) || !comparable(b)) {
+		if (!fb_case_comparable(a) || !fb_case_comparable(b)) {
 			skipped++;
 			continue;
 		}
 		pairs++;
-		if (changed(a, b)) {
+		if (fb_case_changed(a, b)) {
 			nchanged++;
 			fprintf(out, "%s -> %s: %s -> %s\n", a->name, b->name,
 				fb_case_outcome4(a, oa, sizeof(oa)),
@@ -222,11 +222,11 @@ int fb_diff_runs_by_kernel(const struct fb_run *a, const struct fb_run *b,
 			ca = nearest(ma, lo, hi, mb[i].value);
 		if (!ca) {
 			unmatched++;
-		} else if (!comparable(ca) || !comparable(cb)) {
+		} else if (!fb_case_comparable(ca) || !fb_case_comparable(cb)) {
 			skipped++;
 		} else {
 			pairs++;
-			if (changed(ca, cb)) {
+			if (fb_case_changed(ca, cb)) {
 				nchanged++;
 				fprintf(out, "%s -> %s: %s -> %s\n", ca->name,
 					cb->name, fb_case_outcome4(ca, oa, sizeof(oa)),

@@ -72,6 +72,36 @@ int fb_out_close(FILE *f, const char *path);
  * write faults met at the next mount. Nothing when no record has them.
  */
 void fb_report_explained(FILE *f, const struct fb_run *run);
+/* The same in HTML on OUT, each number a link to its list of cases on LISTS. */
+void fb_report_explained_html(FILE *out, const struct fb_run *run, FILE *lists);
+
+/*
+ * index.html's detection and reaction heatmaps of RUN, object type x
+ * timing per kernel, as inline SVG (report_heatmap.c).
+ */
+void fb_heatmaps_html(FILE *out, const struct fb_run *run, const struct fb_table *t);
+
+/* Inline SVG charts (report_chart.c). */
+struct fb_bar {
+	const char *label;
+	double value;		/* the bar's length, of the chart's MAX */
+	char text[48];		/* beside the bar */
+};
+
+struct fb_line {
+	const char *title, *xlabel, *ylabel;
+	const double *x, *y;	/* N points, x ascending */
+	size_t n;
+	double xmax, ymax;	/* the axes run from 0 to these */
+	bool step;		/* each value holds until the next point */
+};
+
+void fb_svg_bars(FILE *out, const char *title, const struct fb_bar *bars, size_t n,
+		 double max, const char *fill);
+void fb_svg_line(FILE *out, const struct fb_line *l);
+
+/* campaign.html (report_campaign_html.c): the campaign's numbers as charts. */
+void fb_campaign_html(FILE *out, const struct fb_run *run, const struct fb_campaign_summary *s);
 
 /* Kernel variants in their column order: stock, patched, kasan, others. */
 int fb_kernel_cmp(const char *a, const char *b);
@@ -90,6 +120,46 @@ int fb_diff_by(const struct fb_run *run, const char *key, FILE *out);
  */
 int fb_diff_runs_by_kernel(const struct fb_run *a, const struct fb_run *b,
 			   FILE *out);
+
+/* Whether C has a kernel outcome to compare; whether A's and B's differ. */
+bool fb_case_comparable(const struct fb_case *c);
+bool fb_case_changed(const struct fb_case *a, const struct fb_case *b);
+/* C's scenario and parameters but KEY, as JSON: equal for cases that differ only in KEY. */
+char *fb_case_rest_key(const struct fb_case *c, const char *key);
+
+/*
+ * The patch series' effect (report_series.c): each case on a kernel
+ * without the series ("stock", "stock-6.12") against its case on the same
+ * kernel with it ("patched", "patched-6.12"), same scenario and other
+ * parameters. A pair is changed when their outcomes (detect, reaction,
+ * fsck, data) differ; MARKED says, per case of the run, that it is in one.
+ */
+struct fb_series_pair {
+	size_t base, series;	/* indexes into run->cases */
+};
+
+/* The pairs of one kernel and the same with the series ("stock", "patched"). */
+struct fb_series_kernels {
+	const char *base, *series;
+	size_t compared, changed;
+};
+
+struct fb_series {
+	struct fb_series_pair *changed;	/* by kernel pair, then base case name */
+	size_t nchanged;
+	size_t compared;		/* pairs with an outcome on both sides */
+	struct fb_series_kernels *kernels;	/* in kernels.ini's order */
+	size_t nkernels;
+	bool *marked;
+};
+
+void fb_series_build(const struct fb_run *run, struct fb_series *s);
+void fb_series_free(struct fb_series *s);
+/* Whether any case of CELL is in a changed pair. */
+bool fb_series_cell(const struct fb_series *s, const struct fb_cell *cell);
+/* summary.md's and index.html's list of the changed pairs (nothing without pairs). */
+void fb_series_md(FILE *out, const struct fb_run *run, const struct fb_series *s);
+void fb_series_html(FILE *out, const struct fb_run *run, const struct fb_series *s);
 
 /* `flipbed merge`: OUT from the shard runs DIRS; ARGV is recorded in run.json. */
 int fb_merge(const char *out, char **dirs, int ndirs, int argc, char **argv);

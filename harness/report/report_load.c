@@ -257,7 +257,22 @@ static ssize_t read_record(FILE *f, char **buf, size_t *cap)
 	return (ssize_t)len;
 }
 
-static int read_cases(struct fb_run *run, FILE *f)
+/*
+ * A last line without its newline that is not JSON: the run stopped while
+ * it appended the record (fb_run_load_partial drops it).
+ */
+static bool cut_short(const char *line, size_t len)
+{
+	json_t *v;
+
+	if (len && line[len - 1] == '\n')
+		return false;
+	v = json_loadb(line, len, 0, NULL);
+	json_decref(v);
+	return !v;
+}
+
+static int read_cases(struct fb_run *run, FILE *f, bool partial)
 {
 	char *line = NULL;
 	size_t cap = 0, alloc = 0;
@@ -269,6 +284,10 @@ static int read_cases(struct fb_run *run, FILE *f)
 		struct fb_case *c;
 
 		lineno++;
+		if (partial && cut_short(line, len)) {
+			run->truncated = lineno;
+			continue;
+		}
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		if (!len)
@@ -322,7 +341,7 @@ static int load_info(struct fb_run *run, const char *dir)
 	return ret;
 }
 
-int fb_run_load(const char *dir, struct fb_run *run)
+static int load(const char *dir, struct fb_run *run, bool partial)
 {
 	struct stat st;
 	FILE *f;
@@ -347,7 +366,7 @@ int fb_run_load(const char *dir, struct fb_run *run)
 			run->cases_path, strerror(errno));
 		return -1;
 	}
-	ret = read_cases(run, f);
+	ret = read_cases(run, f, partial);
 	fclose(f);
 	if (!ret)
 		ret = load_info(run, run->dir);
@@ -357,6 +376,16 @@ int fb_run_load(const char *dir, struct fb_run *run)
 		ret = check_unique(run);
 	}
 	return ret;
+}
+
+int fb_run_load(const char *dir, struct fb_run *run)
+{
+	return load(dir, run, false);
+}
+
+int fb_run_load_partial(const char *dir, struct fb_run *run)
+{
+	return load(dir, run, true);
 }
 
 void fb_run_free(struct fb_run *run)

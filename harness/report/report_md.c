@@ -101,7 +101,7 @@ static void md_cell(FILE *out, const char *s)
 }
 
 static void print_cell(const struct fb_run *run, const struct fb_cell *cell,
-		       FILE *out)
+		       const struct fb_series *s, FILE *out)
 {
 	char buf[96];
 
@@ -115,10 +115,12 @@ static void print_cell(const struct fb_run *run, const struct fb_cell *cell,
 	else if (cell->mark == FB_VERDICT_INFRA &&
 		 run->cases[cell->idx[0]].verdict != FB_VERDICT_INFRA)
 		fputs(" ⚠", out);
+	if (fb_series_cell(s, cell))
+		fputs(" Δ", out);
 }
 
 static void print_table(const struct fb_run *run, const struct fb_table *t,
-			FILE *out)
+			const struct fb_series *s, FILE *out)
 {
 	fputs("| type |", out);
 	for (size_t c = 0; c < t->ncols; c++)
@@ -131,7 +133,7 @@ static void print_table(const struct fb_run *run, const struct fb_table *t,
 		fprintf(out, "| %s |", t->rows[r]);
 		for (size_t c = 0; c < t->ncols; c++) {
 			fputc(' ', out);
-			print_cell(run, fb_table_cell(t, r, c), out);
+			print_cell(run, fb_table_cell(t, r, c), s, out);
 			fputs(" |", out);
 		}
 		fputc('\n', out);
@@ -141,6 +143,9 @@ static void print_table(const struct fb_run *run, const struct fb_table *t,
 	      "ro = remount-ro, refused = mount-refused, continue = error-continue;"
 	      " +lost/+changed: user data; +warn: WARNING/BUG in the kernel log.\n",
 	      out);
+	if (s->nchanged)
+		fputs("Δ the patch series changed an outcome of the cell (Changed by the "
+		      "series, above).\n", out);
 }
 
 static void print_totals(const struct fb_run *run, FILE *out)
@@ -188,11 +193,14 @@ static void print_fserror(const struct fb_run *run, FILE *out)
 int fb_report_summary(const struct fb_run *run, FILE *out)
 {
 	struct fb_table t;
+	struct fb_series s;
 	int ret = fb_table_build(run, &t);
 
+	fb_series_build(run, &s);
 	if (!ret) {
 		print_header(run, out);
-		print_table(run, &t, out);
+		fb_series_md(out, run, &s);
+		print_table(run, &t, &s, out);
 		print_totals(run, out);
 		fb_report_explained(out, run);
 		print_list(run, FB_VERDICT_FAIL, "Failures", out);
@@ -202,6 +210,7 @@ int fb_report_summary(const struct fb_run *run, FILE *out)
 		print_fserror(run, out);
 		fb_signals_summary(out, run);
 	}
+	fb_series_free(&s);
 	fb_table_free(&t);
 	return ret;
 }

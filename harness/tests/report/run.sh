@@ -4,7 +4,7 @@
 # 15 cases, every verdict but interrupted, both kernels, several types and
 # timings; interrupted-run/: a run cut short): summary.md, junit.xml, KTAP
 # and `flipbed show` against golden files (expected/*.ok), the HTML
-# well-formed with every link resolving,
+# well-formed with every link resolving (html-lib),
 # diff and merge, report --loose on two small runs (loose/), and one clear
 # line with exit 2 for each kind of bad input.
 #
@@ -13,6 +13,7 @@
 # Groups: quick.
 set -u
 . "$(dirname "$0")/../../../tests/lib.sh"
+. "$(dirname "$0")/html-lib"
 cd "$top" || exit 1
 here=harness/tests/report
 cli=${FLIPBED_REPORT_CLI:-build/tests/bin/report-cli}
@@ -84,15 +85,9 @@ xmllint --noout "$T/run/junit.xml" || check_fail "junit.xml is not well-formed X
 pages=$(find "$T/run" -name index.html | sort)
 [ "$(echo "$pages" | wc -l)" = 16 ] || check_fail "expected 16 HTML pages (index + 15 cases), got: $pages"
 for p in $pages; do
-	out=$(xmllint --html --noout "$p" 2>&1) || check_fail "xmllint failed on $p"
-	[ -z "$out" ] || check_fail "xmllint on $p: $out"
-	grep -q '<script' "$p" && check_fail "$p has a script"
-	grep -o 'href="[^"]*"' "$p" | sed 's/^href="//; s/"$//' | while read -r h; do
-		f=$(printf '%b' "$(echo "$h" | sed 's/&amp;/\&/g; s/%\([0-9A-F][0-9A-F]\)/\\x\1/g')")
-		[ -e "$(dirname "$p")/$f" ] || echo "$p: link $h does not resolve"
-	done
+	html_check "$p"
 done > "$T/links.out"
-[ -s "$T/links.out" ] && check_fail "broken links: $(cat "$T/links.out")"
+[ -s "$T/links.out" ] && check_fail "HTML: $(cat "$T/links.out")"
 grep -q 'class="k unsafe fail"' "$T/run/index.html" || check_fail "the panic cell is not coloured unsafe"
 grep -q '&lt;init&gt; &amp; &quot;quoted&quot; ?? bytes ? here' \
 	"$T/run/cases/extent_leaf-flip@stock_read/index.html" ||
