@@ -575,6 +575,26 @@ static void write_list(FILE *f, char **list, const char *none)
 		fprintf(f, "%s%s", p == list ? "" : ",", *p);
 }
 
+/*
+ * A campaign observes, so every cause that explains an undetected case is
+ * allowed, by name: the computed expectation (scenario/computed.h) then
+ * accepts "none" for an explained case, and a case left unexplained, or a
+ * covered flip read and detected as something other than csum, fails.
+ */
+static void write_causes(FILE *f)
+{
+	const char *sep = "undetected = ";
+
+	for (int u = 0; u < FB_UNDET__COUNT; u++) {
+		/* n/a: a detected case, no cause asked */
+		if (u == FB_UNDET_UNEXPLAINED)
+			continue;
+		fprintf(f, "%s%s", sep, fb_undetected_name(u));
+		sep = "|";
+	}
+	fputs("\n", f);
+}
+
 static void write_file(FILE *f, const struct fb_campaign_opts *o, int i,
 		       const struct draw *d, const struct wstate *w)
 {
@@ -588,7 +608,8 @@ static void write_file(FILE *f, const struct fb_campaign_opts *o, int i,
 	write_list(f, o->timings, "");
 	fprintf(f, " --bits 1..%u --reseal-ratio %.2f\n"
 		"# Recipe '%s': %s.\n"
-		"# The expectations are all 'any': a campaign observes. Findings are\n"
+		"# The expectations are all 'any' and every cause of an undetected case:\n"
+		"# a campaign observes. Findings are\n"
 		"# decided from the outcome (panic, oops, KASAN, hang, a WARNING/BUG/UBSAN\n"
 		"# line, data changed while nothing detected), not from a verdict.\n",
 		o->max_bits, o->reseal_ratio, d->r->name, d->r->about);
@@ -620,6 +641,7 @@ static void write_file(FILE *f, const struct fb_campaign_opts *o, int i,
 	for (int k = 0; k < w->ns; k++)
 		fprintf(f, "step = %s\n", w->steps[k]);
 	fputs("\n[expect]\ndetect = any\nreaction = any\nfsck = any\ndata = any\nwarning = any\n", f);
+	write_causes(f);
 }
 
 int fb_campaign_write_case(const struct fb_campaign_opts *o, int i, const char *dir)
