@@ -54,9 +54,9 @@
  * signals (outcome.h struct fb_signals): the detection as the message
  * tells it (detail's line, its class and function from klog.c) and as the
  * errno ext4 passed on tells it: the first FAN_FS_ERROR event ("A fserror
- * ERRNO INO COUNT", the error ext4 recorded first) whose errno is not
- * EROFS (a refusal after the error, never the detection; when every event
- * is one, the error lines no rule names are those refusals) or, when none came, the
+ * ERRNO INO COUNT", the error ext4 recorded first) that is no consequence
+ * (an EROFS, or an EIO once the journal aborted or ext4 went read-only;
+ * an error line no rule names logged then is a consequence too) or, when none came, the
  * first failing step whose errno names a class (EBADMSG csum, EUCLEAN
  * sanity, EIO io; an EIO after the journal aborted or ext4 went read-only
  * is their consequence, EROFS names none). Two known classes that differ
@@ -301,8 +301,8 @@ struct findings {
 	char note[256];		/* the first FB_KLOG_NOTE line */
 	bool gone_ro;		/* the journal aborted or ext4 went read-only */
 	bool fan_watched, fan_unavailable;
-	char fan_err[24];	/* the first FAN_FS_ERROR event's errno but EROFS, "" before one */
-	unsigned fan_events;	/* FAN_FS_ERROR events, EROFS ones too */
+	char fan_err[24];	/* the first FAN_FS_ERROR event's errno that is no
+				   consequence, "" before one */
 	char step_err[24];	/* the first failing step's errno that names a class */
 	char step_line[160];	/* that step, "step N TEXT" */
 	bool recovered;		/* a csum-error line ending in "recovered" */
@@ -362,6 +362,14 @@ static void see_kernel(struct findings *f, const struct kline *k)
 		f->win_errors++;
 	if (!f->win_line[0] && fam != FB_KLOG_FAM_ANY && (fam == FB_KLOG_FAM_ERROR || detection))
 		copy_line(f->win_line, sizeof(f->win_line), k->text, k->len);
+	/*
+	 * An error line that does not say which check failed, logged once
+	 * the journal aborted or ext4 went read-only, reports a refusal the
+	 * earlier error caused ("mark_inode_dirty error" of an EROFS), not a
+	 * check of the disk
+	 */
+	if (c == FB_KLOG_AMBIGUOUS && f->gone_ro)
+		detection = false;
 	f->gone_ro |= goes_read_only(k->text);
 	if (fam == FB_KLOG_FAM_CSUMERR && ends_with_word(k->text, k->len, "recovered"))
 		f->recovered = true;
@@ -405,17 +413,18 @@ static void see_fserror(struct findings *f, const char *line, size_t len)
 		f->fan_unavailable = true;
 	if (!starts(line, len, "A fserror "))
 		return;
-	f->fan_events++;
 	if (f->fan_err[0])
 		return;
 	for (n = 0; p + n < end && p[n] != ' '; n++)
 		;
 	/*
 	 * ext4 records EROFS only for an operation refused after it went
-	 * read-only or its journal aborted: a consequence, never the
-	 * detection (ext4_journal_check_start, __ext4_std_error)
+	 * read-only or its journal aborted, and an EIO after that is the
+	 * abort's: consequences, never the detection (ext4_journal_check_start,
+	 * __ext4_std_error). An error that sends no event of its own
+	 * (__ext4_grp_locked_error) is then known by its message alone.
 	 */
-	if (n == 5 && !memcmp(p, "EROFS", 5))
+	if ((n == 5 && !memcmp(p, "EROFS", 5)) || (f->gone_ro && n == 3 && !memcmp(p, "EIO", 3)))
 		return;
 	if (n && n < sizeof(f->fan_err))
 		copy_line(f->fan_err, sizeof(f->fan_err), p, n);
@@ -548,11 +557,9 @@ static void scan(const char *t, size_t len, struct findings *f, struct kline *k)
 
 /*
  * The message's class: the first line of the first class present in the
- * order csum, ambiguous (it may be a checksum), sanity, io; with
- * CONSEQUENCES, the ambiguous lines are left out (they were EROFS refusals).
+ * order csum, ambiguous (it may be a checksum), sanity, io.
  */
-static void message_signal(const struct findings *f, struct fb_signals *sig,
-			   bool consequences)
+static void message_signal(const struct findings *f, struct fb_signals *sig)
 {
 	static const struct { enum fb_klog_class c; enum fb_signal s; } order[] = {
 		{ FB_KLOG_CSUM, FB_SIGNAL_CSUM },
@@ -564,8 +571,6 @@ static void message_signal(const struct findings *f, struct fb_signals *sig,
 	sig->msg = FB_SIGNAL_NONE;
 	sig->msg_line[0] = sig->msg_func[0] = '\0';
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (consequences && order[i].c == FB_KLOG_AMBIGUOUS)
-			continue;
 		if (f->detail[order[i].c][0]) {
 			sig->msg = order[i].s;
 			snprintf(sig->msg_line, sizeof(sig->msg_line), "%s", f->detail[order[i].c]);
@@ -576,8 +581,8 @@ static void message_signal(const struct findings *f, struct fb_signals *sig,
 }
 
 /*
- * The errno's class: the first FAN_FS_ERROR event's but EROFS (the error
- * ext4 recorded first), or with none the first failing step's that names a
+ * The errno's class: the first FAN_FS_ERROR event's that is no
+ * consequence (the error ext4 recorded first), or with none the first failing step's that names a
  * class; an EIO after the journal aborted or ext4 went read-only is theirs,
  * and EROFS names none.
  */
@@ -639,14 +644,8 @@ static enum fb_detect decide_detect(const struct findings *f, struct fb_signals 
 {
 	enum fb_signal e;
 
-	message_signal(f, sig, false);
+	message_signal(f, sig);
 	errno_signal_of(f, sig);
-	/*
-	 * Every error ext4 recorded was an EROFS: the error lines that do
-	 * not say which check failed are those refusals, not a detection
-	 */
-	if (sig->msg == FB_SIGNAL_AMBIGUOUS && sig->fanotify && f->fan_events && !f->fan_err[0])
-		message_signal(f, sig, true);
 	conflict(sig);
 	e = sig->fanotify ? sig->err : FB_SIGNAL_NONE;
 	if (sig->msg != FB_SIGNAL_NONE) {

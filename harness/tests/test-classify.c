@@ -402,17 +402,28 @@ static void test_conflict(void **state)
 	assert_int_equal(o.detect, FB_DETECT_IO);
 	assert_string_equal(o.sig.conflict, "");
 	/*
-	 * every error ext4 recorded was an EROFS refusal after the journal
-	 * aborted: the unnamed error line is one of them, the I/O error the
-	 * detection
+	 * the journal aborted on a write error: the unnamed error line after
+	 * it and its EROFS events are refusals, the I/O error the detection
 	 */
 	o = classify(READY WATCH "C I/O error, dev vdb, sector 120 op 0x1:(WRITE) flags 0x9800\n"
+		     "C Aborting journal on device vdb-8.\n"
 		     "C EXT4-fs error (device vdb): __ext4_ext_dirty:202: inode #13: "
 		     "comm kworker/u2:0: mark_inode_dirty error\nA fserror EROFS 13 1\n"
 		     "A fserror EROFS - 1\n" PROBE_OK EXIT);
 	assert_int_equal(o.detect, FB_DETECT_IO);
 	assert_int_equal(o.sig.err, FB_SIGNAL_NONE);
 	assert_string_equal(o.sig.conflict, "");
+	/*
+	 * an error that sends no event (__ext4_grp_locked_error) before the
+	 * remount: its line decides, the EIO event after the abort does not
+	 */
+	o = classify(READY WATCH "C EXT4-fs error (device vdg): ext4_mb_generate_buddy:1123: group 0, "
+		     "block bitmap and bg descriptor inconsistent: 6699 vs 6700 free clusters\n"
+		     "C Aborting journal on device vdg-8.\n"
+		     "C EXT4-fs (vdg): Remounting filesystem read-only\n"
+		     "A fserror EIO - 1\nA fserror EROFS - 1\n" PROBE_RO EXIT);
+	assert_int_equal(o.detect, FB_DETECT_SANITY);
+	assert_int_equal(o.sig.err, FB_SIGNAL_NONE);
 	o = classify(READY WATCH "C " IGET "\nA fserror EBADMSG 12 1\n" PROBE_RO EXIT);
 	assert_string_equal(o.sig.conflict, "");
 }

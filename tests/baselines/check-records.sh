@@ -9,9 +9,10 @@
 #                  and `acknowledged`; one without them predates the
 #                  two-signal classifier or the acknowledged-writes check
 #                  and proves nothing: regenerate it
-#   fanotify-errno where fanotify saw an event of a detection (an errno
-#                  other than EROFS, which ext4 records only for a refusal
-#                  after the error), outcome.detect equals
+#   fanotify-errno where fanotify saw an event of a detection (the errno
+#                  signal's source is fanotify: an EROFS, or an EIO once
+#                  the journal aborted or ext4 went read-only, is a
+#                  consequence of an earlier error), outcome.detect equals
 #                  signals.errno.class, or signals.conflict names the
 #                  kernel function (ext4_*, __ext4_*, jbd2_*, ...) that
 #                  explains the disagreement (a conflict left
@@ -37,7 +38,8 @@ shown=${FLIPBED_RECORDS_SHOWN:-5}
 # LINE<TAB>CASE<TAB>RULE<TAB>WHAT.
 rules='
 def kfunc: test("(^|[^A-Za-z0-9_])(__)?(ext4|jbd2|ext4fs)_[A-Za-z0-9_]+");
-def events: [(.fanotify.events // [])[] | select(.errno != "EROFS") | (.count // 1)] | add // 0;
+def events: if .signals.errno.source == "fanotify"
+	then [(.fanotify.events // [])[] | (.count // 1)] | add // 0 else 0 end;
 def ran: .verdict != "skip";
 foreach inputs as $r (0; . + 1; . as $n | $r |
 	(.case // "?") as $c |
