@@ -21,7 +21,8 @@ if tests/baselines/check-figures.sh; then
 else
 	check_fail "figures differ from what the committed records give (above)"
 fi
-set -- results/baseline/*/cases.jsonl results/baseline/*/case.json results/baseline/*/run.json
+set -- results/baseline/*/cases.jsonl results/baseline/*/case.json results/baseline/*/run.json \
+	results/baseline/*/*/cases.jsonl.xz results/baseline/*/*/run.json
 files=
 for f in "$@"; do [ -e "$f" ] && files="$files $f"; done
 [ -n "$files" ] || fail "no committed records under results/baseline/"

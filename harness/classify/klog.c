@@ -387,6 +387,16 @@ static const struct conflict_rule conflict_rules[] = {
 	  "ext4_validate_block_bitmap reports through ext4_error(), which passes EFSCORRUPTED" },
 	{ "ext4_validate_inode_bitmap", "", FB_KLOG_CSUM, FB_KLOG_SANITY,
 	  "ext4_validate_inode_bitmap reports through ext4_error(), which passes EFSCORRUPTED" },
+	/*
+	 * ext4_dx_csum_verify: a flip in a dx block's header leaves no
+	 * count/limit for get_dx_countlimit, and it reports "dir seems
+	 * corrupt?  Run e2fsck -D." (EXT4_ERROR_INODE: EFSCORRUPTED) before
+	 * __ext4_read_dirblock reports the checksum failed (EFSBADCRC)
+	 */
+	{ "__ext4_read_dirblock", "Directory index failed checksum", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "ext4_dx_csum_verify finds no dx count/limit and reports \"dir seems corrupt\" (EFSCORRUPTED) before __ext4_read_dirblock reports the checksum" },
+	{ "ext4_csum_error", "type=dx-", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "ext4_dx_csum_verify finds no dx count/limit and reports \"dir seems corrupt\" (EFSCORRUPTED) before __ext4_read_dirblock reports the checksum" },
 	/* the mount step's errno */
 	{ "ext4_check_descriptors", "", FB_KLOG_CSUM, FB_KLOG_SANITY,
 	  "ext4_group_desc_init fails the mount with EFSCORRUPTED when ext4_check_descriptors fails" },

@@ -426,6 +426,14 @@ static void test_conflict(void **state)
 	assert_int_equal(o.sig.err, FB_SIGNAL_NONE);
 	o = classify(READY WATCH "C " IGET "\nA fserror EBADMSG 12 1\n" PROBE_RO EXIT);
 	assert_string_equal(o.sig.conflict, "");
+	/* a dx-root whose header the flip broke: the structure's error is reported first */
+	o = classify(READY WATCH "C EXT4-fs error (device vdg): ext4_dx_csum_verify:502: inode #13: "
+		     "comm init: dir seems corrupt?  Run e2fsck -D.\n"
+		     "C EXT4-fs error (device vdg): dx_probe:823: inode #13: comm init: "
+		     "Directory index failed checksum\nA fserror EUCLEAN 13 1\nA fserror EBADMSG 13 1\n"
+		     PROBE_RO EXIT);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_non_null(strstr(o.sig.conflict, "ext4_dx_csum_verify finds no dx count/limit"));
 }
 
 /*

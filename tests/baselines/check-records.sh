@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The rules every committed case record must meet (harness/RESULTS.md
 # for the fields), over record files given on the command line: a
-# cases.jsonl (one record a line) or a case.json; a run.json is checked
+# cases.jsonl (one record a line, or xz-compressed: cases.jsonl.xz) or a
+# case.json; a run.json is checked
 # for the build that made the run.
 #
 #   signals        a record that ran (verdict not skip) holds `signals`
@@ -68,9 +69,16 @@ foreach inputs as $r (0; . + 1; . as $n | $r |
 
 bad=0 total=0
 out=$(mktemp) || exit 2
-trap 'rm -f "$out"' EXIT
+plain=$(mktemp) || exit 2
+trap 'rm -f "$out" "$plain"' EXIT
 for f in "$@"; do
+	src=$f
 	case $f in
+	*.jsonl.xz)
+		xz -dc "$f" > "$plain" 2> /dev/null && jq -c . "$plain" > /dev/null 2>&1 ||
+			{ echo "$f: not xz-compressed JSON lines" >&2; exit 2; }
+		src=$plain
+		n=$(grep -c . "$plain") ;;
 	*run.json)
 		v=$(jq -r '.flipbed // ""' "$f") || { echo "$f: not JSON" >&2; exit 2; }
 		case $v in
@@ -83,7 +91,7 @@ for f in "$@"; do
 		n=1 ;;
 	esac
 	total=$((total + n))
-	jq -cn "$rules" < "$f" | jq -r . |
+	jq -cn "$rules" < "$src" | jq -r . |
 		awk -F'\t' -v f="$f" '{ printf "%s:%s: %s: %s: %s\n", f, $1, $2, $3, $4 }' >> "$out"
 done
 # At most $shown lines per file and rule, then how many more.
