@@ -51,6 +51,8 @@ TESTS += tests/layout.sh
 # records (results/baseline/figures.tsv), the record rules, and the
 # self-test that proves both checks fire (tests/baselines/).
 TESTS += tests/baselines-selftest.sh tests/baselines.sh
+# the verdict campaigns' records are committed xz-compressed
+PACKAGES += xz-utils jq
 
 _all: $(ALL)
 
