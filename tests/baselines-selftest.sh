@@ -17,7 +17,7 @@
 # Groups: quick baselines.
 set -u
 . "$(dirname "$0")/lib.sh"
-require_tools jq awk cmp
+require_tools jq awk cmp xz
 cd "$top" || fail "cannot enter $top"
 p=tests/baselines/planted
 records=tests/baselines/check-records.sh
@@ -46,6 +46,10 @@ expect_records $p/acked-lost.jsonl \
 	"$p/acked-lost.jsonl:1: planted/acked-lost@patched: acknowledged: data intact, but /b made durable (sync step 6) reads back lost"
 expect_records $p/unexplained-pass.jsonl \
 	"$p/unexplained-pass.jsonl:1: planted/unexplained@stock: unexplained: undetected unexplained, verdict pass"
+# the same record compressed, as the verdict campaigns' are committed
+xz -c $p/unexplained-pass.jsonl > "$T/unexplained-pass.jsonl.xz"
+expect_records "$T/unexplained-pass.jsonl.xz" \
+	"$T/unexplained-pass.jsonl.xz:1: planted/unexplained@stock: unexplained: undetected unexplained, verdict pass"
 expect_records $p/dirty-run.json \
 	"$p/dirty-run.json:1: (run): dirty-build: records made by flipbed 0cb276c-dirty"
 # Each planted file breaks one rule once: no rule fires beside it.
