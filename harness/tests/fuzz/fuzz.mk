@@ -25,7 +25,8 @@ HF_FLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
 HF_SCENARIO_SRCS := $(addprefix harness/,scenario/scenario.c scenario/expr.c scenario/matrix.c \
-	scenario/vocab.c util.c outcome.c kernels.c kernel_image.c) guest/steps.c $(HF)/fuzz.c
+	scenario/vocab.c scenario/computed.c scenario/csum_first.c util.c outcome.c kernels.c \
+	kernel_image.c) guest/steps.c $(HF)/fuzz.c
 HF_SRCS_scenario := $(HF_SCENARIO_SRCS) $(HF)/fuzz-scenario.c
 HF_SRCS_matrix := $(HF_SCENARIO_SRCS) $(HF)/fuzz-matrix.c
 HF_SRCS_classify := $(addprefix harness/,classify/classify.c classify/klog.c \
