@@ -62,7 +62,10 @@ check superblock mount-only "detect=csum,reaction=mount-refused,fsck=unrepaired,
 # the image cannot be walked for a manifest: user data is not checked
 check superblock-sanity mount-only "detect=sanity,reaction=mount-refused,fsck=unrepaired,data=not-checked"
 check dir-leaf walk "detect=csum,reaction=remount-ro,fsck=repaired,data=not-checked"
-check block-bitmap "mount;write /new 100000;sync" "detect=csum,reaction=remount-ro,fsck=repaired,data=intact"
+# the bitmap fails its checksum at writeback's allocation, after write(2)
+# returned: whether the sync acknowledged /new races with it (as in
+# scenarios/iron/block-bitmap/write.scn): lost when it did, intact if not
+check block-bitmap "mount;write /new 100000;sync" "detect=csum,reaction=remount-ro,fsck=repaired,data=lost|intact"
 check inode-bitmap "mount;write /new 10;sync" "detect=csum,reaction=remount-ro,fsck=repaired,data=intact"
 check xattr-block "mount;setxattr /a user.t 8" "detect=csum,reaction=remount-ro,fsck=repaired,data=intact"
 
