@@ -203,6 +203,18 @@ double fb_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+void fb_utc_stamp(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char sec[24];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
+}
+
 int fb_parse_dec(const char *s, unsigned long long max, unsigned long long *ret)
 {
 	unsigned long long v = 0;

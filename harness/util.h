@@ -55,6 +55,8 @@ int fb_image_is_ext4(const char *path, char *why, size_t len);
 
 /* Seconds on the monotonic clock. */
 double fb_now(void);
+/* The wall clock in UTC, ISO 8601 with milliseconds: "2026-01-02T03:04:05.678Z". */
+void fb_utc_stamp(char *buf, size_t len);
 
 /*
  * S, the whole of it, as a decimal without sign or leading zero, at most

@@ -8,12 +8,36 @@
  *  - distinct findings over the cases run, in the order they finished
  *    (cases.jsonl's order; a finding counts from its first case);
  *  - the detection rate as the campaign went on: the share detected of
- *    the cases finished so far, in the same order (records carry no
- *    clock time, so the cases finished stand for the time).
+ *    the cases finished so far, in the same order;
+ *  - the campaign's speed over the clock: cases finished per minute, in
+ *    bins of at least a minute, from each record's "finished" (records
+ *    written before it existed have none: the chart then says so).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <jansson.h>
 #include "report/report_int.h"
+
+/* "2026-01-02T03:04:05[.678]Z" as seconds since the epoch; -1 if it is not. */
+static double utc_seconds(const char *s)
+{
+	struct tm tm = { 0 };
+	const char *end;
+	double frac = 0;
+
+	if (!s || !(end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)))
+		return -1;
+	if (*end == '.') {
+		double scale = 0.1;
+
+		for (end++; *end >= '0' && *end <= '9'; end++, scale /= 10)
+			frac += (*end - '0') * scale;
+	}
+	if (strcmp(end, "Z"))
+		return -1;
+	return (double)timegm(&tm) + frac;
+}
 
 static bool detected(const struct fb_case *c)
 {
@@ -152,8 +176,7 @@ static void rate(FILE *out, const struct fb_run *run, const struct fb_case **ord
 		y[n++] = 100.0 * det / with;
 	}
 	fputs("<h2 id=\"rate\">Detection rate as the campaign went on</h2>\n<p>The share "
-	      "detected (%) of the cases with a kernel outcome finished so far; the records "
-	      "carry no clock time, so the cases finished stand for it.</p>\n", out);
+	      "detected (%) of the cases with a kernel outcome, in the order they finished.</p>\n", out);
 	if (n)
 		fb_svg_line(out, &(struct fb_line){
 			.title = "detection rate over cases run", .xlabel = "cases finished",
@@ -163,6 +186,64 @@ static void rate(FILE *out, const struct fb_run *run, const struct fb_case **ord
 		fputs("<p>No case with a kernel outcome.</p>\n", out);
 	free(x);
 	free(y);
+}
+
+static int by_seconds(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void clock_rate(FILE *out, const struct fb_run *run)
+{
+	double *t = xcalloc(run->n + 1, sizeof(*t)), start = -1, span, bin;
+	size_t n = 0, nbins;
+
+	for (size_t i = 0; i < run->n; i++) {
+		double f = utc_seconds(fb_case_str(&run->cases[i], "finished"));
+
+		if (f >= 0)
+			t[n++] = f;
+	}
+	fputs("<h2 id=\"speed\">Cases per minute over the clock</h2>\n", out);
+	if (!n) {
+		fputs("<p>The records carry no clock time (no \"finished\"): written "
+		      "before flipbed recorded it.</p>\n", out);
+		free(t);
+		return;
+	}
+	qsort(t, n, sizeof(*t), by_seconds);
+	if (run->info)
+		start = utc_seconds(json_string_value(json_object_get(run->info, "started")));
+	if (start < 0 || start > t[0])
+		start = t[0];
+	span = t[n - 1] - start;
+	bin = span / 30 > 60 ? span / 30 : 60;
+	nbins = (size_t)(span / bin) + 1;
+	double *x = xcalloc(nbins + 1, sizeof(*x)), *y = xcalloc(nbins + 1, sizeof(*y)), ymax = 1;
+
+	for (size_t b = 0; b < nbins; b++)
+		x[b] = b * bin / 60;
+	for (size_t i = 0; i < n; i++) {
+		size_t b = (size_t)((t[i] - start) / bin);
+
+		y[b < nbins ? b : nbins - 1] += 60 / bin;
+	}
+	for (size_t b = 0; b < nbins; b++)
+		ymax = y[b] > ymax ? y[b] : ymax;
+	x[nbins] = nbins * bin / 60;
+	y[nbins] = y[nbins - 1];
+	fprintf(out, "<p>%zu cases finished in %.1f min since the campaign started: %.1f "
+		"cases/min overall; each step is a bin of %.0f s.</p>\n", n, span / 60,
+		span > 0 ? n * 60 / span : 0.0, bin);
+	fb_svg_line(out, &(struct fb_line){
+		.title = "cases finished per minute", .xlabel = "minutes since the start",
+		.ylabel = "cases/min", .x = x, .y = y, .n = nbins + 1,
+		.xmax = x[nbins], .ymax = ymax, .step = true });
+	free(x);
+	free(y);
+	free(t);
 }
 
 void fb_campaign_html(FILE *out, const struct fb_run *run, const struct fb_campaign_summary *s)
@@ -179,6 +260,7 @@ void fb_campaign_html(FILE *out, const struct fb_run *run, const struct fb_campa
 	causes(out, run);
 	findings(out, run, order, s);
 	rate(out, run, order);
+	clock_rate(out, run);
 	fb_html_tail(out);
 	free(order);
 }

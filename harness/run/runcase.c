@@ -1274,7 +1274,7 @@ void case_forget(struct casectx *x)
 int case_record(struct casectx *x, const struct fb_golden *g)
 {
 	const struct fb_case_spec *c = x->c;
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], stamp[32];
 	char *repro = fb_case_repro(c);
 	json_t *rec, *expect = json_object(), *rules = json_array();
 	int rc;
@@ -1318,6 +1318,8 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 	json_object_set_new(rec, "durations", json_pack("{s:f, s:f, s:f, s:f, s:f}",
 		"image", x->t_image, "boot", x->t_boot, "workload", x->t_work,
 		"fsck", x->t_fsck, "total", fb_now() - x->t0));
+	fb_utc_stamp(stamp, sizeof(stamp));
+	json_object_set_new(rec, "finished", json_string(stamp));
 	json_object_set_new(rec, "repro", json_string(repro));
 	if (x->batch)
 		json_object_set_new(rec, "vm", x->batch);

@@ -11,7 +11,8 @@
 #    parses as XML, with the count of each cell;
 #  - campaign.html (report-cli campaign: the run as a campaign, its failed
 #    cases as findings): detection by type, causes, findings over cases,
-#    detection rate over cases, as inline SVG;
+#    detection rate over cases, as inline SVG; and cases per minute over
+#    the clock when the records carry "finished" times;
 #  - every page well-formed, every link resolving, no script (html-lib);
 #  - the ci baseline's index.html stays under 2 MB;
 #  - the ci baseline doubled gets every case page, written by
@@ -22,7 +23,7 @@ set -u
 . "$(dirname "$0")/report/html-lib"
 cd "$top" || exit 1
 cli=${FLIPBED_REPORT_CLI:-build/tests/bin/report-cli}
-require_tools xmllint
+require_tools xmllint jq
 require_built "$cli" "$cli"
 case $cli in /*) ;; *) cli=$PWD/$cli ;; esac
 
@@ -98,6 +99,33 @@ grep -q '<title>unexplained: 1</title>' "$c" ||
 	check_fail "campaign.html's causes do not show 1 unexplained"
 grep -A3 '<title>distinct findings over cases run</title>' "$c" | grep -q '>3</text>' ||
 	check_fail "campaign.html's findings chart does not reach 3"
+grep -q '^<p>The records carry no clock time' "$c" ||
+	check_fail "campaign.html does not say the fixture's records carry no clock time"
+html_check "$c" > "$T/check.out"
+[ -s "$T/check.out" ] && check_fail "$(cat "$T/check.out")"
+
+# --- campaign.html's speed over the clock: the fixture's 15 records given
+# "finished" times, 10 in the first minute after run.json's start
+# (10:15:00), 5 in the second, the last at 10:16:45: 15 cases in 1.75 min,
+# 8.6 cases/min overall, bins of 60 s reading 10 and 5 cases/min --------
+mkdir "$T/clock"
+cp "$T/run/run.json" "$T/clock/"
+i=0
+while IFS= read -r line; do
+	if [ $i -lt 10 ]; then s=$((10 + i * 5)); else s=$((65 + (i - 10) * 10)); fi
+	printf '%s\n' "$line" | jq -c --arg f "$(printf '2026-12-03T10:%02d:%02d.250Z' $((15 + s / 60)) $((s % 60)))" '.finished = $f'
+	i=$((i + 1))
+done < "$T/run/cases.jsonl" > "$T/clock/cases.jsonl"
+"$cli" campaign "$T/clock" || check_fail "report-cli campaign failed on the clocked run"
+c=$T/clock/campaign.html
+n=$(grep -c '^<svg ' "$c")
+[ "$n" = 5 ] || check_fail "the clocked campaign.html has $n charts, expected 5"
+grep -q '^<p>15 cases finished in 1.8 min since the campaign started: 8.6 cases/min overall; each step is a bin of 60 s.</p>$' "$c" ||
+	check_fail "campaign.html's speed does not read 15 cases in 1.8 min, 8.6 cases/min: $(grep -A1 'id="speed"' "$c")"
+sed -n '/<title>cases finished per minute<\/title>/,/<\/svg>/p' "$c" > "$T/speed.svg"
+grep -q '>10</text>' "$T/speed.svg" || check_fail "the speed chart's axis does not reach 10 cases/min"
+pts=$(sed -n 's/.*points="\([^"]*\)".*/\1/p' "$T/speed.svg" | wc -w)
+[ "$pts" = 5 ] || check_fail "the speed chart has $pts points, expected 5 (two bins as steps)"
 html_check "$c" > "$T/check.out"
 [ -s "$T/check.out" ] && check_fail "$(cat "$T/check.out")"
 
