@@ -8,7 +8,8 @@
 # and batched (target: >= 60 cases/min batched), and the patched run
 # without the read-ahead witness (FLIPBED_BIOREAD=0) beside it: its cost.
 # Same seed, same 40 cases each; golden images are built before the clock
-# starts.
+# starts. Then where the CPU of the patched campaign (next-mount on) and of
+# the batched KASAN campaign went, phase by phase (harness/bench-profile.sh).
 # FLIPBED_BENCH_CASES changes the count.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,10 +19,24 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$top" || exit 1
 
-rate() {	# kernel [next-mount [batch [tag]]] -> "cases/min" of a fresh campaign dir
+# The CPU time (user + system, seconds) of every process this shell has
+# waited for, into FILE: `times` must run in the shell that waited.
+children_cpu() {
+	times > "$tmp/times"
+	sed -n 2p "$tmp/times" | awk '{ split($1, u, "m"); split($2, s, "m");
+		printf "%.3f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' > "$1"
+}
+# kernel [next-mount [batch [tag]]] -> "cases/min" of a fresh campaign dir D;
+# where its CPU went (harness/bench-profile.sh) in D.profile
+rate() {
 	d=$tmp/$1-${2:-yes}${3:+-b$3}${4:+-$4}
+	children_cpu "$d.cpu0"
+	w0=$(date +%s.%N)
 	"$flipbed" campaign --seed 77 --count "$n" --kernel "$1" --jobs 2 \
 		--next-mount "${2:-yes}" --batch "${3:-7}" --out "$d" > "$d.log" 2>&1
+	children_cpu "$d.cpu1"
+	"$top/harness/bench-profile.sh" "$d/run" "$(echo "$(cat "$d.cpu1") - $(cat "$d.cpu0")" | bc)" \
+		"$(echo "$(date +%s.%N) - $w0" | bc)" > "$d.profile" 2>&1
 	sed -n 's/.*\*\*\([0-9.]*\) cases\/min\*\*.*/\1/p' "$d/campaign.md"
 }
 median() {	# kernel next-mount [suffix] -> the run's median case seconds
@@ -63,3 +78,9 @@ if [ -r "$top/build/kernel/kasan/bzImage" ]; then
 else
 	printf '%-8s %10s   (build/kernel/kasan not built: make kasan)\n' kasan -
 fi
+for d in patched-yes kasan-yes; do
+	[ -r "$tmp/$d.profile" ] || continue
+	echo
+	echo "$d:"
+	cat "$tmp/$d.profile"
+done

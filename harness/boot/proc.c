@@ -221,13 +221,43 @@ static double monotonic(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+double fb_proc_cpu(const struct fb_proc *p)
+{
+	return p->usage.ru_utime.tv_sec + p->usage.ru_utime.tv_usec / 1e6 +
+	       p->usage.ru_stime.tv_sec + p->usage.ru_stime.tv_usec / 1e6;
+}
+
+double fb_proc_cpu_now(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long utime, stime;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* the command name may hold spaces and parentheses: fields follow the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &utime, &stime) != 2)
+		return -1;
+	return (double)(utime + stime) / sysconf(_SC_CLK_TCK);
+}
+
 int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, int seconds,
-		       unsigned long mib)
+		       unsigned long mib, double *cpu)
 {
 	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	double deadline = monotonic() + seconds;
 	struct timespec tick = { 0, 5 * 1000 * 1000 };
-	struct fb_proc p;
+	struct fb_proc p = { 0 };
 	int rc = -1, reaped = 0;
 
 	if (fd < 0)
@@ -258,6 +288,8 @@ int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, i
 			dprintf(fd, "# %s\n", fb_proc_describe(&p));
 		}
 	}
+	if (cpu)
+		*cpu = fb_proc_cpu(&p);
 	dprintf(fd, "# exit %d\n\n", rc);
 	close(fd);
 	return rc;

@@ -76,9 +76,19 @@ const char *fb_proc_describe(const struct fb_proc *p);
  * blank line. Returns the exit status; -1 when it could not run, was
  * ended by a signal ("# killed by signal N (NAME)"), or flipbed was
  * interrupted (it is killed then); -2 when it ran past SECONDS and was
- * killed ("# killed after S s").
+ * killed ("# killed after S s"). CPU, when not NULL, gets the CPU time
+ * (user + system, seconds) the tool used, its children included.
  */
 int fb_proc_run_logged(char *const argv[], const char *shown, const char *out, int seconds,
-		       unsigned long mib);
+		       unsigned long mib, double *cpu);
+
+/* The CPU time (user + system, seconds) of a reaped child, from P's usage. */
+double fb_proc_cpu(const struct fb_proc *p);
+
+/*
+ * The CPU time (user + system, seconds) a running process PID has used so
+ * far, from /proc/PID/stat; -1 when it cannot be read.
+ */
+double fb_proc_cpu_now(pid_t pid);
 
 #endif

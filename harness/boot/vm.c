@@ -140,6 +140,7 @@ static void on_agent_line(struct run *x, char *line)
 		x->h->agent(x->h->ctx, line);
 	if (!strcmp(line, "ready")) {
 		r->t.ready = since(&x->start);
+		r->t.cpu_ready = fb_proc_cpu_now(x->qemu.pid);
 		if (x->c->serial)
 			send_line(x, "disk %s\n", x->c->serial);
 		if (x->c->watch)
@@ -335,6 +336,7 @@ static int start_qemu(struct run *x)
 	build_argv(x, argv);
 	clock_gettime(CLOCK_MONOTONIC, &x->start);
 	rc = fb_proc_spawn(&x->qemu, "qemu", argv, -1, out[1], err);
+	x->r->qemu = rc ? 0 : x->qemu.pid;
 	if (rc)
 		snprintf(x->r->why, sizeof(x->r->why), "cannot start %s: %s", argv[0],
 			 strerror(errno));
@@ -475,7 +477,7 @@ int fb_vm_run(const struct fb_vm_config *c, const struct fb_vm_hooks *h, struct 
 	struct run x = { .c = c, .h = h, .r = r, .con_fd = -1, .agent_fd = -1 };
 
 	memset(r, 0, sizeof(*r));
-	r->t = (struct fb_vm_times){ -1, -1, -1, -1, -1, -1 };
+	r->t = (struct fb_vm_times){ -1, -1, -1, -1, -1, -1, -1 };
 	if (c->ndisks < 0 || c->ndisks > FB_VM_MAX_DISKS) {
 		r->end = FB_VM_END_INFRA;
 		snprintf(r->why, sizeof(r->why), "%d disks: a boot takes 1 to %d", c->ndisks,
@@ -501,6 +503,7 @@ int fb_vm_run(const struct fb_vm_config *c, const struct fb_vm_hooks *h, struct 
 	if (x.qemu.pid)
 		fb_proc_kill(&x.qemu);
 	r->t.cpu = cpu_seconds(&x.qemu.usage);
+	r->qemu = 0;
 	if (x.con_fd >= 0)
 		close(x.con_fd);
 	if (x.agent_fd >= 0)

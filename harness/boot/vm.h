@@ -98,12 +98,14 @@ struct fb_vm_times {
 	double done;		/* agent "done": steps finished */
 	double exit;		/* QEMU exited (or was killed) */
 	double cpu;		/* QEMU's CPU time (user + system), seconds */
+	double cpu_ready;	/* ... what of it QEMU had used at "ready"; -1 if unknown */
 };
 
 struct fb_vm_result {
 	enum fb_vm_end end;
 	int passed, failed;	/* from the agent's "done" line */
 	struct fb_vm_times t;
+	pid_t qemu;		/* QEMU's process while it runs (for the hooks), 0 before */
 	char why[512];		/* one line for INFRA/TIMEOUT/...: what happened */
 };
 

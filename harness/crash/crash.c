@@ -400,7 +400,7 @@ struct point {
 /* Run ARGV with its output appended to OUT; its exit status, -1, or -2 (time limit). */
 static int run_tool(char *const argv[], const char *out)
 {
-	return fb_proc_run_logged(argv, NULL, out, fb_oracle_seconds(), fb_oracle_mib());
+	return fb_proc_run_logged(argv, NULL, out, fb_oracle_seconds(), fb_oracle_mib(), NULL);
 }
 
 static int replay(struct sweep *w, struct point *p)

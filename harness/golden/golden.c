@@ -35,7 +35,7 @@
 #define TOOL_SECONDS 3600
 static int run_logged(const char *log, char *const argv[])
 {
-	int rc = fb_proc_run_logged(argv, NULL, log, TOOL_SECONDS, 0);
+	int rc = fb_proc_run_logged(argv, NULL, log, TOOL_SECONDS, 0, NULL);
 
 	return rc < 0 ? -1 : rc;
 }

@@ -37,8 +37,12 @@
  * allocate 8 GiB and spend 40 s per run before it gave up, the same
  * "superblock is corrupt" it prints at once within the bound.
  */
-static int run_fsck(const char *image, const char *out, const char *const opts[])
+static int run_fsck(const char *image, const char *out, const char *const opts[],
+		    json_t *cpu, const char *name)
 {
+	double used = 0;
+	int rc;
+
 	char *argv[6] = { "e2fsck" };
 	char shown[64] = "e2fsck";
 	int n = 1;
@@ -50,7 +54,10 @@ static int run_fsck(const char *image, const char *out, const char *const opts[]
 	argv[n] = (char *)image;
 	/* the oracle (fsck.c) reads the runs by their "$ e2fsck OPTS IMAGE" lines */
 	snprintf(shown + strlen(shown), sizeof(shown) - strlen(shown), " IMAGE");
-	return fb_proc_run_logged(argv, shown, out, fb_oracle_seconds(), fb_oracle_mib());
+	rc = fb_proc_run_logged(argv, shown, out, fb_oracle_seconds(), fb_oracle_mib(), &used);
+	if (cpu)
+		json_object_set_new(cpu, name, json_real(used));
+	return rc;
 }
 
 /*
@@ -106,7 +113,7 @@ static bool journal_pending(const char *image)
 }
 
 enum fb_fsck fb_fsck_check(const char *image, const char *out, json_t *codes,
-			   json_t *problems, char *why, size_t len)
+			   json_t *problems, json_t *cpu, char *why, size_t len)
 {
 	static const char *const replay_opts[] = { "-y", "-E", "journal_only", NULL };
 	static const char *const fn[] = { "-fn", NULL }, *const fy[] = { "-fy", NULL };
@@ -116,7 +123,7 @@ enum fb_fsck fb_fsck_check(const char *image, const char *out, json_t *codes,
 	*why = '\0';
 	if (journal_pending(image)) {
 		at = file_size(out);
-		replay = run_fsck(image, out, replay_opts);
+		replay = run_fsck(image, out, replay_opts, cpu, "replay");
 		if (replay == -2) {
 			snprintf(why, len, "e2fsck -E journal_only ran past %d s", fb_oracle_seconds());
 			return FB_FSCK_NOT_RUN;
@@ -127,11 +134,11 @@ enum fb_fsck fb_fsck_check(const char *image, const char *out, json_t *codes,
 		replay_problems = problems_since(out, at, problems) + (replay > 1);
 	}
 	at = file_size(out);
-	first = run_fsck(image, out, fn);
+	first = run_fsck(image, out, fn, cpu, "fn");
 	first_problems = first < 0 ? 0 : problems_since(out, at, problems);
-	fix = first == -2 ? -2 : run_fsck(image, out, fy);
+	fix = first == -2 ? -2 : run_fsck(image, out, fy, cpu, "fy");
 	at = file_size(out);
-	second = fix == -2 ? -2 : run_fsck(image, out, fn);
+	second = fix == -2 ? -2 : run_fsck(image, out, fn, cpu, "fn2");
 	second_problems = second < 0 ? 0 : problems_since(out, at, NULL);
 
 	if (first == -2 || fix == -2 || second == -2) {

@@ -18,8 +18,10 @@
  * PROBLEMS, when not NULL, the first problem lines of the runs before the
  * repair. FB_FSCK_NOT_RUN when e2fsck could not run, or ran past
  * fb_oracle_seconds(): then WHY says so (infra); WHY is empty otherwise.
+ * CPU, when not NULL, gets each run's CPU time in seconds, under the
+ * names CODES uses.
  */
 enum fb_fsck fb_fsck_check(const char *image, const char *out, json_t *codes,
-			   json_t *problems, char *why, size_t len);
+			   json_t *problems, json_t *cpu, char *why, size_t len);
 
 #endif

@@ -68,6 +68,8 @@ struct boot {
 	char serial[FB_VM_MAX_DISKS][16];
 	int noisy;			/* the current case's warnings so far */
 	double t_ready, t_start;
+	const struct fb_vm_result *vr;	/* the boot's: QEMU's process while it runs */
+	double cpu_start;		/* QEMU's CPU when the current case started; -1: counted */
 	struct timespec t0;
 	FILE *log;
 	int boot_no;
@@ -209,6 +211,10 @@ static void start_case(struct boot *b, int k)
 	b->mounted = b->released = b->in_case = false;
 	b->t_start = now_since(&b->t0);
 	x->t_boot = k == 0 ? b->t_ready : 0;
+	/* QEMU's CPU from here to the case's end is the case's; before case 0, the boot's */
+	b->cpu_start = b->vr && b->vr->qemu ? fb_proc_cpu_now(b->vr->qemu) : -1;
+	if (k == 0)
+		case_cpu_add(x, "qemu_boot", b->cpu_start);
 	json_decref(x->batch);
 	x->batch = json_pack("{s:i, s:i, s:i}", "boot", b->boot_no, "place", k + 1, "cases", b->n);
 }
@@ -220,6 +226,10 @@ static int on_next(void *ctx, struct fb_vm_segment *seg)
 
 	if (x && !b->released)
 		x->t_work = now_since(&b->t0) - b->t_start;
+	if (x && b->cpu_start >= 0 && b->vr->qemu) {
+		case_cpu_add(x, "qemu", fb_proc_cpu_now(b->vr->qemu) - b->cpu_start);
+		b->cpu_start = -1;
+	}
 	b->finished = b->cur + 1;
 	if (b->halt && x && b->cur + 1 < b->n)
 		json_object_set_new(x->batch, "ended_boot", json_string(b->why));
@@ -392,6 +402,8 @@ static int boot_batch(struct casectx *all, int *order, int n, int boot_no, const
 	vc.peers = peers;
 	vc.npeers = b.n;
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);
+	b.vr = &vr;
+	b.cpu_start = -1;
 	if (fb_vm_run(&vc, &h, &vr) < 0) {
 		struct casectx *x = &all[b.order[0]];
 
@@ -418,12 +430,17 @@ static int boot_batch(struct casectx *all, int *order, int n, int boot_no, const
 		ran = b.cur + 1;
 		exit_line = case_exit_line(&vr, &all[b.order[ran - 1]]);
 	}
+	/* the case QEMU ended in: its share is up to QEMU's exit */
+	if (b.cur >= 0 && b.cpu_start >= 0)
+		case_cpu_add(&all[b.order[b.cur]], "qemu", vr.t.cpu - b.cpu_start);
 	for (int i = 0; i < b.n; i++)
 		all[b.order[i]].log = all[b.order[i]].transcript;
 	cut_log(&b, ran, exit_line, logpath);
 	fclose(b.log);
-	for (int i = 0; i < b.n; i++)
+	for (int i = 0; i < b.n; i++) {
 		fb_nbd_stop(&all[b.order[i]].nbd);
+		case_cpu_add(&all[b.order[i]], "nbdkit", fb_proc_cpu(&all[b.order[i]].nbd.proc));
+	}
 	for (int i = 0; i < ran; i++)
 		all[b.order[i]].booted = true;
 	if (vr.end == FB_VM_END_INFRA || vr.end == FB_VM_END_INTERRUPTED || vr.end == FB_VM_END_ABORTED)
@@ -446,6 +463,8 @@ static void check_child(struct casectx *x, const struct fb_golden *g, const char
 		      "codes", x->fsck_codes, "problems", x->fsck_problems,
 		      "detail", x->ddetail, "reference", x->data_ref, "infra", x->infra,
 		      "seconds", x->t_fsck, "written", (int)x->written, "wdetail", x->wdetail);
+	if (r)
+		json_object_set(r, "cpu", x->cpu);
 	if (r && x->acked)
 		json_object_set(r, "acked", x->acked);
 	_exit(r && !json_dump_file(r, path, 0) ? 0 : 1);
@@ -478,6 +497,12 @@ static int check_result(struct casectx *x, const char *path)
 	if (json_string_length(json_object_get(r, "infra")))
 		case_set_infra(x, "%s", json_string_value(json_object_get(r, "infra")));
 	x->t_fsck = json_real_value(json_object_get(r, "seconds"));
+	/* the phases the child ran; the parent's own (image, qemu, nbdkit) stay */
+	v = json_object_get(json_object_get(r, "cpu"), "fsck");
+	if (json_is_object(v))
+		json_object_set(x->cpu, "fsck", v);
+	case_cpu_add(x, "data", json_number_value(json_object_get(json_object_get(r, "cpu"), "data")) -
+				json_number_value(json_object_get(x->cpu, "data")));
 	json_decref(r);
 	return 0;
 }
@@ -536,6 +561,7 @@ static void check_images(struct casectx *x, const struct fb_golden *g, const int
 static int reset_case(struct casectx *x, const struct fb_golden *g)
 {
 	char path[PATH_MAX + 32];
+	double cpu;
 
 	snprintf(path, sizeof(path), "%s/faults.jsonl", x->dir);
 	unlink(path);
@@ -555,10 +581,12 @@ static int reset_case(struct casectx *x, const struct fb_golden *g)
 		setvbuf(x->transcript, NULL, _IOLBF, 0);
 		x->log = x->transcript;
 	}
+	cpu = case_thread_cpu();
 	if (fb_image_copy(g->path, x->image)) {
 		case_set_infra(x, "cannot copy %s to %s: %s", g->path, x->image, strerror(errno));
 		return -1;
 	}
+	case_cpu_add(x, "image", case_thread_cpu() - cpu);
 	return 0;
 }
 

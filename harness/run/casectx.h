@@ -62,6 +62,7 @@ struct casectx {
 	int cut;			/* the signal that had come when they ended, or 0 */
 	json_t *mismatch;
 	json_t *fsck_codes;
+	json_t *cpu;			/* case.json "cpu": seconds of CPU by phase (case_cpu_add) */
 	json_t *fsck_problems;		/* the first -fn run's problem lines */
 	char ddetail[512];		/* what the data oracle found */
 	enum fb_data written;		/* the files the workload wrote (check_written) */
@@ -76,6 +77,12 @@ struct casectx {
 
 __attribute__((format(printf, 2, 3)))
 void case_set_infra(struct casectx *x, const char *fmt, ...);
+
+/* Add SECONDS of CPU to the phase KEY of X's "cpu" (nothing when negative). */
+void case_cpu_add(struct casectx *x, const char *key, double seconds);
+
+/* The CPU time this thread has used, in seconds (phases spent in flipbed itself). */
+double case_thread_cpu(void);
 
 /* The case directory and transcript; -1 only when no directory could be made. */
 int case_open(struct casectx *x, const char *priv);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -252,6 +253,7 @@ struct oracle_job {
 	char *const *paths;
 	int npaths;
 	struct fb_manifest_found *found;
+	struct casectx *x;	/* its CPU time goes to x's "data" */
 };
 
 static int oracle_run(const struct oracle_job *j, const char *image, enum fb_data *ret,
@@ -318,7 +320,13 @@ static int oracle_bounded(const struct oracle_job *j, const char *image, enum fb
 	if (pid > 0) {
 		if (!whole)
 			kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+		struct rusage ru = { 0 };
+
+		while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+			;
+		if (j->x)
+			case_cpu_add(j->x, "data", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+				     ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	}
 	if (!whole) {
 		*ret = FB_DATA_NOT_CHECKED;
@@ -378,7 +386,8 @@ static void check_acked(struct casectx *x, const struct fb_durable_model *model,
 		if (fb_durable_written(&model->p[p]) && !model->p[p].untracked)
 			paths[p] = model->p[p].path;
 	/* on a timeout every path is not-checked, and says so */
-	oracle_bounded(&(struct oracle_job){ .paths = paths, .npaths = model->np, .found = found },
+	oracle_bounded(&(struct oracle_job){ .paths = paths, .npaths = model->np, .found = found,
+					     .x = x },
 		       image, &ignored, x->adetail, sizeof(x->adetail));
 	x->adetail[0] = '\0';
 	x->acked = json_array();
@@ -430,7 +439,7 @@ static void check_written(struct casectx *x, const struct fb_manifest *m, const 
 		want[nwant++] = (struct fb_manifest_want){ .path = cp->path, .absent = v->absent,
 							   .size = v->size, .hash = v->hash };
 	}
-	if (oracle_bounded(&(struct oracle_job){ .want = want, .nwant = nwant }, image,
+	if (oracle_bounded(&(struct oracle_job){ .want = want, .nwant = nwant, .x = x }, image,
 			   &x->written, x->wdetail, sizeof(x->wdetail)) < 0)
 		x->written = FB_DATA_NOT_CHECKED;
 	free(want);
@@ -466,7 +475,7 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 	x->data_ref = m.replayed ? "golden image after journal replay (e2fsck -E journal_only)" :
 				   "golden image";
 	nskip = mutated_paths(x->s, skip, 64);
-	if (oracle_bounded(&(struct oracle_job){ .m = &m, .skip = skip, .nskip = nskip },
+	if (oracle_bounded(&(struct oracle_job){ .m = &m, .skip = skip, .nskip = nskip, .x = x },
 			   image, &d, detail, len) < 0)
 		case_set_infra(x, "%s", detail);
 	for (int i = 0; i < nskip; i++)
@@ -766,6 +775,13 @@ static int boot_case(struct casectx *x, struct fb_vm_result *vr, double *t_boot,
 	}
 	fprintf(x->transcript, "H exit %s\n", case_exit_line(vr, x));
 	fb_nbd_stop(&x->nbd);
+	case_cpu_add(x, "nbdkit", fb_proc_cpu(&x->nbd.proc));
+	if (vr->t.cpu_ready >= 0) {
+		case_cpu_add(x, "qemu_boot", vr->t.cpu_ready);
+		case_cpu_add(x, "qemu", vr->t.cpu - vr->t.cpu_ready);
+	} else {
+		case_cpu_add(x, "qemu_boot", vr->t.cpu);
+	}
 	if (vr->end == FB_VM_END_INFRA || vr->end == FB_VM_END_INTERRUPTED || vr->end == FB_VM_END_ABORTED)
 		case_set_infra(x, "%s: %s", fb_vm_end_name(vr->end), vr->why);
 	*t_boot = vr->t.ready >= 0 ? vr->t.ready : vr->t.exit;
@@ -831,6 +847,7 @@ int case_open(struct casectx *x, const char *priv)
 	x->verdict = FB_VERDICT_PASS;
 	x->mismatch = json_array();
 	x->fsck_codes = json_object();
+	x->cpu = json_object();
 	x->fsck_problems = json_array();
 	x->step_results = json_array();
 	fb_scenario_expect(x->c->scn, x->c->kernel, &x->expect);
@@ -941,6 +958,7 @@ int case_prepare(struct casectx *x, const struct fb_golden *g)
 {
 	char why[512], path[PATH_MAX + 32];
 	FILE *rf;
+	double cpu;
 
 	if (x->infra[0])
 		return -1;
@@ -959,10 +977,12 @@ int case_prepare(struct casectx *x, const struct fb_golden *g)
 	if (x->s->next_mount)
 		add_next_pass(x);
 	x->step_ns = xcalloc(x->nsteps, sizeof(*x->step_ns));
+	cpu = case_thread_cpu();
 	if (fb_image_copy(g->path, x->image)) {
 		case_set_infra(x, "cannot copy %s to %s: %s", g->path, x->image, strerror(errno));
 		return -1;
 	}
+	case_cpu_add(x, "image", case_thread_cpu() - cpu);
 	if (make_rules(x, x->image))
 		return -1;
 	set_watch(x);
@@ -979,12 +999,14 @@ int case_prepare(struct casectx *x, const struct fb_golden *g)
 void case_check_image(struct casectx *x, const struct fb_golden *g)
 {
 	char path[PATH_MAX + 32], why[160];
+	json_t *fsck_cpu = json_object();
 	double t = fb_now();
 
 	x->written = FB_DATA_NOT_CHECKED;
 	snprintf(path, sizeof(path), "%s/fsck.txt", x->dir);
-	x->out.fsck = fb_fsck_check(x->image, path, x->fsck_codes, x->fsck_problems, why,
-				    sizeof(why));
+	json_object_set_new(x->cpu, "fsck", fsck_cpu);
+	x->out.fsck = fb_fsck_check(x->image, path, x->fsck_codes, x->fsck_problems, fsck_cpu,
+				    why, sizeof(why));
 	if (*why)
 		case_set_infra(x, "%s", why);
 	x->out.data = check_data(x, g, x->image, x->ddetail, sizeof(x->ddetail));
@@ -1260,6 +1282,8 @@ static void case_free(struct casectx *x)
 	for (int i = 0; x->errors_steps && i < x->s->nsteps; i++)
 		free(x->errors_steps[i]);
 	free(x->errors_steps);
+	json_decref(x->cpu);
+	x->cpu = NULL;
 }
 
 void case_forget(struct casectx *x)
@@ -1307,6 +1331,8 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 	x->acked = NULL;
 	json_object_set_new(rec, "data_reference", x->data_ref ? json_string(x->data_ref) : json_null());
 	json_object_set_new(rec, "fsck_exit", x->fsck_codes);
+	json_object_set_new(rec, "cpu", x->cpu);
+	x->cpu = NULL;
 	json_object_set_new(rec, "fsck_problems", x->fsck_problems);
 	for (int f = 0; f < FB_EXP__COUNT; f++)
 		json_object_set_new(expect, fb_expect_names[f], json_string(x->expect.field[f]));
@@ -1351,4 +1377,21 @@ int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 		case_judge(&x, g);
 	}
 	return case_record(&x, g);
+}
+
+void case_cpu_add(struct casectx *x, const char *key, double seconds)
+{
+	json_t *v = json_object_get(x->cpu, key);
+
+	if (!x->cpu || seconds < 0)
+		return;
+	json_object_set_new(x->cpu, key, json_real(json_number_value(v) + seconds));
+}
+
+double case_thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
