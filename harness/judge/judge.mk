@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
 # harness/judge/: the checks after a case. fsck_check.c runs e2fsck on the
 # image the case left and fsck.c reads its output; manifest.c compares the
-# image's files with the golden image's (user data survived); durable.c
+# image's files with the golden image's (user data survived), resolve.c
+# finding them reading each directory once; durable.c
 # models what a workload made durable and when (the files a case wrote,
 # and every flush point of `flipbed crash`); undetected.c says why a fault
 # went undetected. Its objects join the flipbed binary.
 
 HARNESS_OBJS += $(addprefix $(B)/obj/harness/judge/,durable.o fsck.o fsck_check.o \
-	manifest.o undetected.o)
+	manifest.o resolve.o undetected.o)
 
 # The cause of an undetected fault (harness/judge/undetected.c): pure, on
 # fault-log records.
@@ -24,3 +25,9 @@ $(eval $(call UNIT_TEST,test-fsck,harness/tests/test-fsck.c harness/judge/fsck.c
 $(eval $(call UNIT_TEST,test-durable,harness/tests/test-durable.c harness/judge/durable.c \
 	guest/steps.c guest/pattern.c $(B)/obj/harness/outcome.o $(B)/obj/harness/util.o,jansson,\
 	$(HARNESS_TEST_CFLAGS)))
+
+# Many paths to their inodes, each directory read once
+# (harness/judge/resolve.c), against ext2fs_namei() on images made by
+# mkfs.ext4 -d, one with a directory block overwritten.
+$(eval $(call UNIT_TEST,test-resolve,harness/tests/test-resolve.c harness/judge/resolve.c \
+	$(B)/obj/harness/util.o,ext2fs com_err,$(HARNESS_TEST_CFLAGS)))

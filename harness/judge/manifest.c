@@ -23,6 +23,7 @@
 #include "guest/agent.h"
 #include "golden/golden.h"
 #include "judge/manifest.h"
+#include "judge/resolve.h"
 #include "util.h"
 
 static errcode_t open_fs(const char *image, ext2_filsys *ret)
@@ -304,7 +305,9 @@ static int check_wants(const struct fb_manifest_want *w, int n, const char *imag
 		       const char *what, enum fb_data *ret, char *detail, size_t len)
 {
 	ext2_filsys fs;
-	errcode_t err;
+	errcode_t err, *errs;
+	ext2_ino_t *inos;
+	const char **paths;
 	int lost = 0, changed = 0;
 	double deadline = fb_now() + fb_oracle_seconds();
 
@@ -316,11 +319,17 @@ static int check_wants(const struct fb_manifest_want *w, int n, const char *imag
 		*ret = FB_DATA_LOST;
 		return 0;
 	}
+	paths = xcalloc(n + 1, sizeof(*paths));
+	inos = xcalloc(n + 1, sizeof(*inos));
+	errs = xcalloc(n + 1, sizeof(*errs));
+	for (int i = 0; i < n; i++)
+		paths[i] = w[i].path;
+	fb_resolve_paths(fs, paths, n, inos, errs);
 	for (int i = 0; i < n; i++) {
-		ext2_ino_t ino;
+		ext2_ino_t ino = inos[i];
 		uint64_t size, hash;
 
-		err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, w[i].path, &ino);
+		err = errs[i];
 		if (w[i].absent) {
 			if (!err && !changed++)
 				snprintf(detail, len, "%s: still there, removed by the workload",
@@ -333,6 +342,9 @@ static int check_wants(const struct fb_manifest_want *w, int n, const char *imag
 			ext2fs_close_free(&fs);
 			snprintf(detail, len, "the data oracle ran past %d s (at %s)",
 				 fb_oracle_seconds(), w[i].path);
+			free((void *)paths);
+			free(inos);
+			free(errs);
 			return -1;
 		}
 		if (err) {
@@ -345,6 +357,9 @@ static int check_wants(const struct fb_manifest_want *w, int n, const char *imag
 		}
 	}
 	ext2fs_close_free(&fs);
+	free((void *)paths);
+	free(inos);
+	free(errs);
 	/* changed is the worse outcome: it names the silent kind first */
 	*ret = changed ? FB_DATA_CHANGED : lost ? FB_DATA_LOST : FB_DATA_INTACT;
 	return 0;
@@ -378,7 +393,8 @@ int fb_manifest_lookup(char *const *paths, int n, const char *image,
 {
 	double deadline = fb_now() + fb_oracle_seconds();
 	ext2_filsys fs;
-	errcode_t err;
+	errcode_t err, *errs;
+	ext2_ino_t *inos;
 
 	detail[0] = '\0';
 	for (int i = 0; i < n; i++)
@@ -388,13 +404,16 @@ int fb_manifest_lookup(char *const *paths, int n, const char *image,
 		snprintf(detail, len, "cannot open the image: %s", error_message(err));
 		return -1;
 	}
+	inos = xcalloc(n + 1, sizeof(*inos));
+	errs = xcalloc(n + 1, sizeof(*errs));
+	fb_resolve_paths(fs, (const char *const *)paths, n, inos, errs);
 	for (int i = 0; i < n; i++) {
 		struct ext2_inode inode;
-		ext2_ino_t ino;
+		ext2_ino_t ino = inos[i];
 
 		if (!paths[i])
 			continue;
-		err = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, paths[i], &ino);
+		err = errs[i];
 		/* only a name that is not there is absent: a directory that cannot be read is not */
 		if (err == EXT2_ET_FILE_NOT_FOUND) {
 			ret[i].state = FB_FOUND_ABSENT;
@@ -410,10 +429,14 @@ int fb_manifest_lookup(char *const *paths, int n, const char *image,
 			snprintf(detail, len, "the data oracle ran past %d s (at %s)",
 				 fb_oracle_seconds(), paths[i]);
 			ext2fs_close_free(&fs);
+			free(inos);
+			free(errs);
 			return -1;
 		}
 		ret[i].state = err ? FB_FOUND_UNREADABLE : FB_FOUND_FILE;
 	}
 	ext2fs_close_free(&fs);
+	free(inos);
+	free(errs);
 	return 0;
 }
