@@ -31,3 +31,14 @@ $(eval $(call UNIT_TEST,test-durable,harness/tests/test-durable.c harness/judge/
 # mkfs.ext4 -d, one with a directory block overwritten.
 $(eval $(call UNIT_TEST,test-resolve,harness/tests/test-resolve.c harness/judge/resolve.c \
 	$(B)/obj/harness/util.o,ext2fs com_err,$(HARNESS_TEST_CFLAGS)))
+
+# make bench-resolve: the oracle's lookups, one namei per path against
+# fb_resolve_paths(), side by side (harness/bench-resolve.sh).
+$(B)/tests/bin/bench-resolve: harness/bench-resolve.c harness/judge/resolve.c $(B)/obj/harness/util.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(HARNESS_TEST_CFLAGS) $$(pkg-config --cflags ext2fs) -o $@ $^ \
+		$$(pkg-config --libs ext2fs com_err)
+BENCHES += bench-resolve
+.PHONY: bench-resolve
+bench-resolve: $(B)/tests/bin/bench-resolve
+	@harness/bench-resolve.sh
