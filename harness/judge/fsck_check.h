@@ -14,7 +14,9 @@
 /*
  * The fsck verdict of IMAGE; e2fsck's output is appended to OUT, each run
  * after a "$ e2fsck OPTIONS IMAGE" line. CODES gets each run's exit status
- * ("replay" when the journal was replayed first, "fn", "fy", "fn2"), and
+ * ("replay" when the journal was replayed first, "fn", "fy", "fn2"; when
+ * the first -fn finds the image clean, -fy and the second -fn are not run
+ * and CODES has only "fn" after the replay), and
  * PROBLEMS, when not NULL, the first problem lines of the runs before the
  * repair. FB_FSCK_NOT_RUN when e2fsck could not run, or ran past
  * fb_oracle_seconds(): then WHY says so (infra); WHY is empty otherwise.

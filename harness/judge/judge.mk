@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # harness/judge/: the checks after a case. fsck_check.c runs e2fsck on the
-# image the case left and fsck.c reads its output; manifest.c compares the
+# image the case left and fsck.c reads its output (limits.c: the bounds of
+# every run on a guest-made image); manifest.c compares the
 # image's files with the golden image's (user data survived), resolve.c
 # finding them reading each directory once; durable.c
 # models what a workload made durable and when (the files a case wrote,
@@ -8,7 +9,7 @@
 # went undetected. Its objects join the flipbed binary.
 
 HARNESS_OBJS += $(addprefix $(B)/obj/harness/judge/,durable.o fsck.o fsck_check.o \
-	manifest.o resolve.o undetected.o)
+	limits.o manifest.o resolve.o undetected.o)
 
 # The cause of an undetected fault (harness/judge/undetected.c): pure, on
 # fault-log records.
@@ -42,3 +43,10 @@ BENCHES += bench-resolve
 .PHONY: bench-resolve
 bench-resolve: $(B)/tests/bin/bench-resolve
 	@harness/bench-resolve.sh
+
+# The fsck oracle's runs (harness/judge/fsck_check.c) on images made by
+# mkfs.ext4 and debugfs: a clean image gets one e2fsck -fn, one with
+# orphans or damage all three.
+$(eval $(call UNIT_TEST,test-fsck-check,harness/tests/test-fsck-check.c harness/judge/fsck_check.c \
+	harness/judge/fsck.c harness/judge/limits.c $(B)/obj/harness/boot/proc.o \
+	$(B)/obj/harness/util.o,ext2fs com_err jansson,$(HARNESS_TEST_CFLAGS)))

@@ -22,6 +22,7 @@
 #include "boot/proc.h"
 #include "guest/agent.h"
 #include "golden/golden.h"
+#include "judge/limits.h"
 #include "judge/manifest.h"
 #include "judge/resolve.h"
 #include "util.h"
@@ -30,34 +31,6 @@ static errcode_t open_fs(const char *image, ext2_filsys *ret)
 {
 	return ext2fs_open2(image, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS,
 			    0, 0, unix_io_manager, ret);
-}
-
-/* The environment's NAME as a decimal from LO to HI, else DEF. */
-static unsigned long long env_limit(const char *name, unsigned long long def,
-				    unsigned long long lo, unsigned long long hi)
-{
-	const char *env = getenv(name);
-	unsigned long long v;
-
-	return env && !fb_parse_dec(env, hi, &v) && v >= lo ? v : def;
-}
-
-int fb_oracle_seconds(void)
-{
-	static int secs = -1;
-
-	if (secs < 0)
-		secs = (int)env_limit("FLIPBED_ORACLE_SECONDS", 120, 0, 86400);
-	return secs;
-}
-
-unsigned long fb_oracle_mib(void)
-{
-	static unsigned long mib;
-
-	if (!mib)
-		mib = (unsigned long)env_limit("FLIPBED_ORACLE_MIB", 1024, 64, 1ul << 20);
-	return mib;
 }
 
 /* Returned by file_digest() when DEADLINE passed (not a libext2fs code). */

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "judge/limits.h"
+
 #include "outcome.h"
 
 struct fb_manifest_entry {
@@ -31,21 +33,6 @@ struct fb_manifest {
  */
 #define FB_MANIFEST_READ_MAX (256ull << 20)
 
-/*
- * The time limit of each host-side oracle phase (an e2fsck run, building or
- * comparing a manifest): 120 s, or FLIPBED_ORACLE_SECONDS (0 to 86400)
- * from the environment, for a slow machine or a test of the limit itself.
- */
-int fb_oracle_seconds(void);
-
-/*
- * The address space of each host tool run on a guest-made image (e2fsck,
- * flipbed-replay), in MiB: 1024, or FLIPBED_ORACLE_MIB (64 to 1048576)
- * from the environment. e2fsck of a healthy 16 GiB filesystem needs a few
- * MiB; a corrupted geometry can make it ask for gigabytes, which the
- * bound turns into a fast failure that does not depend on the host's RAM.
- */
-unsigned long fb_oracle_mib(void);
 
 /*
  * The golden manifest's file name in a cached golden image's directory.
