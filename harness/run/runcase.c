@@ -499,7 +499,7 @@ static enum fb_verdict judge(struct casectx *x, const char *hit, json_t *mismatc
 {
 	const struct fb_outcome *out = &x->out;
 	const struct fb_expect *e = &x->expect;
-	const char *first;
+	const char *first, *chain[8];
 	const char *got[FB_EXP__COUNT] = {
 		[FB_EXP_DETECT] = fb_detect_name(out->detect),
 		[FB_EXP_REACTION] = fb_reaction_name(out->reaction),
@@ -530,7 +530,8 @@ static enum fb_verdict judge(struct casectx *x, const char *hit, json_t *mismatc
 	bool valid_version = out->undetected == FB_UNDET_STALE ||
 			     out->undetected == FB_UNDET_NO_CHANGE;
 
-	fb_computed_expect(e, x->s->type, x->tgt.breaks_csum && !valid_version,
+	fb_kernel_chain(x->c->kernel, chain, sizeof(chain) / sizeof(chain[0]));
+	fb_computed_expect(e, x->s->type, chain, x->tgt.breaks_csum && !valid_version,
 			   json_array_size(x->faults) > 0, out->fault_read == 1, &x->computed);
 	if (!fb_computed_match(&x->computed, out, &first))
 		json_array_append_new(mismatch, json_sprintf("detect: computed %s (%s), got %s",
