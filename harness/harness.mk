@@ -36,7 +36,7 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_im
 	golden/golden.c \
 	run/target.c run/badobj.c run/runcase.c run/batch.c run/run.c \
 	cmd/run_cmd.c cmd/image_cmd.c \
-	classify/classify.c classify/klog.c classify/attrib.c classify/split.c \
+	classify/classify.c classify/klog.c classify/attrib.c classify/split.c classify/order.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
 	campaign/campaign_min.c)
 # The guest's step table and file pattern, the objects the agent links

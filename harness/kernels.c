@@ -386,6 +386,20 @@ size_t fb_kernel_rank(const char *name)
 	return k ? (size_t)(k - fb_kernels) : fb_nkernels;
 }
 
+void fb_kernel_chain(const char *name, const char **chain, size_t n)
+{
+	const struct fb_kernel *k = fb_kernel_find(name);
+	size_t i = 0;
+
+	if (!n)
+		return;
+	if (!k && n > 1)
+		chain[i++] = name;
+	for (; k && i + 1 < n; k = k->variant_of ? fb_kernel_find(k->variant_of) : NULL)
+		chain[i++] = k->name;
+	chain[i] = NULL;
+}
+
 int fb_kernel_distance(const char *name, const char *listed)
 {
 	const struct fb_kernel *k = fb_kernel_find(name);

@@ -66,4 +66,11 @@ size_t fb_kernel_rank(const char *name);
  */
 int fb_kernel_distance(const char *name, const char *listed);
 
+/*
+ * NAME's variant-of chain into CHAIN: NAME, the kernel it is a variant of,
+ * and so on, then NULL; at most N entries with the NULL (a name the
+ * registry does not know is its own chain).
+ */
+void fb_kernel_chain(const char *name, const char **chain, size_t n);
+
 #endif

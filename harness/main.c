@@ -20,7 +20,7 @@ static const struct {
 } commands[] = {
 	{ "run", cmd_run, "run scenario files as cases: flipbed run SCENARIO... [--kernel K] [--jobs N] ..." },
 	{ "matrix", cmd_matrix, "run a matrix of cases: flipbed matrix quick|ci|full|FILE.mat [options]" },
-	{ "report", cmd_report, "rebuild a run's reports: flipbed report DIR [--ktap]; list the expectations no case needed: --loose RUN...; the IRON table: --iron RUN; runs side by side: --history DIR... --out OUT" },
+	{ "report", cmd_report, "rebuild a run's reports: flipbed report DIR [--ktap]; list the expectations no case needed: --loose RUN...; the order property's violations: --order RUN...; the IRON table: --iron RUN; runs side by side: --history DIR... --out OUT" },
 	{ "show", cmd_show, "print one case: flipbed show CASE [--run DIR]" },
 	{ "diff", cmd_diff, "cases whose outcome changed: flipbed diff DIR1 DIR2 | DIR --by kernel" },
 	{ "merge", cmd_merge, "combine shard results: flipbed merge OUT DIR..." },

@@ -135,6 +135,13 @@ struct fb_signals {
 	char err_source[160];	/* "fanotify" or "step N TEXT"; "" when none */
 	char conflict[384];	/* "" or: the two classes and the function that explains them */
 	bool fanotify;		/* the FAN_FS_ERROR witness watched the workload */
+	/* what the order property reads (classify/order.h) */
+	bool csum_line;		/* a csum-error line came */
+	char before_line[256];	/* the first ext4/jbd2 error line no checksum failure
+				   prints, logged before any csum-error line, or "" */
+	char before_func[64];	/* the kernel function that printed it, or "" */
+	char fan_first[24];	/* the first FAN_FS_ERROR event's errno, consequence
+				   or not, or "" */
 };
 
 struct fb_outcome {

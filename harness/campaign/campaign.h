@@ -59,8 +59,8 @@ void fb_campaign_case_file(const char *dir, int i, char *buf, size_t len);
 /*
  * A finding's title, syzkaller-like ("KASAN: use-after-free in
  * ext4_xattr_ibody_find", "WARNING in ext4_da_update_reserve_space",
- * "INFO: task hung in jbd2_log_wait_commit"), or "" when the case is not a
- * finding. C is one case of a loaded run (its dmesg.txt is read from the
+ * "INFO: task hung in jbd2_log_wait_commit", "error before the checksum in
+ * ext4_check_descriptors"), or "" when the case is not a finding. C is one case of a loaded run (its dmesg.txt is read from the
  * case directory).
  */
 void fb_finding_title(const struct fb_run *run, const struct fb_case *c,

@@ -5,8 +5,10 @@
  * titles), the finding directories, and the summary campaign.md.
  *
  * A case is a finding when its reaction is panic, oops, kasan or hang, when
- * the kernel logged a WARNING/BUG/UBSAN line, or when user data changed
- * while nothing detected the corruption (a flip of file data itself is the
+ * the kernel logged a WARNING/BUG/UBSAN line, when it broke the order
+ * property (classify/order.h: an error before the checksum failure, titled
+ * by the function that logged first), or when user data changed while
+ * nothing detected the corruption (a flip of file data itself is the
  * uncovered control, so `data` targets are not findings for that).
  */
 #include <errno.h>
@@ -21,6 +23,7 @@
 
 #include "campaign/campaign.h"
 #include "classify/klog.h"
+#include "classify/order.h"
 #include "cmd.h"
 #include "flipbed-ext4.h"
 #include "golden/golden.h"
@@ -81,6 +84,7 @@ void fb_finding_title(const struct fb_run *run, const struct fb_case *c, char *b
 {
 	bool crash = c->reaction == FB_REACT_PANIC || c->reaction == FB_REACT_OOPS ||
 		     c->reaction == FB_REACT_KASAN || c->reaction == FB_REACT_HANG;
+	struct fb_order_violation order;
 	char step[64];
 
 	buf[0] = '\0';
@@ -101,6 +105,10 @@ void fb_finding_title(const struct fb_run *run, const struct fb_case *c, char *b
 			snprintf(buf, len, "%s without a recognised report", crash ?
 				 fb_reaction_name(c->reaction) : "warning");
 		}
+		return;
+	}
+	if (fb_case_order_violation(c, &order)) {
+		fb_order_title(&order, buf, len);
 		return;
 	}
 	if (fb_case_silent_change(c) && strcmp(c->type, "data"))

@@ -65,6 +65,12 @@
  * csum; without the fanotify witness ("A fserror-watch", no
  * "fserror-unavailable") the errno does not decide.
  *
+ * The order property's inputs (order.h): whether a csum-error line came,
+ * the first ext4 error line (or ext4/jbd2 detection line) that no checksum
+ * failure prints and that came before any csum-error line, with the
+ * function that printed it, and the first FAN_FS_ERROR event's errno,
+ * consequence or not.
+ *
  * warning: "WARNING:", "BUG:" or "UBSAN:" in a kernel line.
  *
  * infra: "H exit qemu-error ..." or "H exit nbdkit-error ..." (the rest of
@@ -303,6 +309,11 @@ struct findings {
 	bool fan_watched, fan_unavailable;
 	char fan_err[24];	/* the first FAN_FS_ERROR event's errno that is no
 				   consequence, "" before one */
+	char fan_first[24];	/* the first event's errno, consequence or not */
+	bool csum_line;		/* a csum-error line came */
+	char before_line[256];	/* the first error line no checksum failure prints,
+				   before any csum-error line */
+	char before_func[64];
 	char step_err[24];	/* the first failing step's errno that names a class */
 	char step_line[160];	/* that step, "step N TEXT" */
 	bool recovered;		/* a csum-error line ending in "recovered" */
@@ -360,6 +371,18 @@ static void see_kernel(struct findings *f, const struct kline *k)
 	f->reactions |= fb_klog_reactions(k->text);
 	if (fam == FB_KLOG_FAM_ERROR)
 		f->win_errors++;
+	if (fam == FB_KLOG_FAM_CSUMERR)
+		f->csum_line = true;
+	/*
+	 * The order property (order.h): an ext4 error line, or a jbd2 or
+	 * ext4 line of a detection, that no checksum failure prints, logged
+	 * before any csum-error line
+	 */
+	if (!f->csum_line && !f->before_line[0] && c != FB_KLOG_CSUM && c != FB_KLOG_NOTE &&
+	    (fam == FB_KLOG_FAM_ERROR || detection)) {
+		copy_line(f->before_line, sizeof(f->before_line), k->text, k->len);
+		snprintf(f->before_func, sizeof(f->before_func), "%s", func);
+	}
 	if (!f->win_line[0] && fam != FB_KLOG_FAM_ANY && (fam == FB_KLOG_FAM_ERROR || detection))
 		copy_line(f->win_line, sizeof(f->win_line), k->text, k->len);
 	/*
@@ -413,10 +436,12 @@ static void see_fserror(struct findings *f, const char *line, size_t len)
 		f->fan_unavailable = true;
 	if (!starts(line, len, "A fserror "))
 		return;
-	if (f->fan_err[0])
-		return;
 	for (n = 0; p + n < end && p[n] != ' '; n++)
 		;
+	if (!f->fan_first[0] && n && n < sizeof(f->fan_first))
+		copy_line(f->fan_first, sizeof(f->fan_first), p, n);
+	if (f->fan_err[0])
+		return;
 	/*
 	 * ext4 records EROFS only for an operation refused after it went
 	 * read-only or its journal aborted, and an EIO after that is the
@@ -746,6 +771,10 @@ int fb_classify(const char *transcript, size_t len, struct fb_outcome *ret)
 	scan(transcript, len, f, k);
 	memset(&ret->sig, 0, sizeof(ret->sig));
 	ret->detect = decide_detect(f, &ret->sig, ret->detail, sizeof(ret->detail));
+	ret->sig.csum_line = f->csum_line;
+	snprintf(ret->sig.before_line, sizeof(ret->sig.before_line), "%s", f->before_line);
+	snprintf(ret->sig.before_func, sizeof(ret->sig.before_func), "%s", f->before_func);
+	snprintf(ret->sig.fan_first, sizeof(ret->sig.fan_first), "%s", f->fan_first);
 	snprintf(ret->umount_error, sizeof(ret->umount_error), "%s", f->umount_line);
 	snprintf(ret->note, sizeof(ret->note), "%s", f->note);
 	ret->reaction = decide_reaction(f);

@@ -391,7 +391,9 @@ static const struct conflict_rule conflict_rules[] = {
 	 * ext4_dx_csum_verify: a flip in a dx block's header leaves no
 	 * count/limit for get_dx_countlimit, and it reports "dir seems
 	 * corrupt?  Run e2fsck -D." (EXT4_ERROR_INODE: EFSCORRUPTED) before
-	 * __ext4_read_dirblock reports the checksum failed (EFSBADCRC)
+	 * __ext4_read_dirblock reports the checksum failed (EFSBADCRC). Stock
+	 * only: patch 0005 computes the checksum where the block's place in
+	 * the tree puts it before it judges the header
 	 */
 	{ "__ext4_read_dirblock", "Directory index failed checksum", FB_KLOG_CSUM, FB_KLOG_SANITY,
 	  "ext4_dx_csum_verify finds no dx count/limit and reports \"dir seems corrupt\" (EFSCORRUPTED) before __ext4_read_dirblock reports the checksum" },

@@ -158,6 +158,21 @@ int fb_report_ktap_run(const struct fb_run *run, FILE *out);
  */
 int fb_report_loose(const struct fb_run *runs, size_t nruns, FILE *out);
 /*
+ * The order property's violation of case C (classify/order.h, the record's
+ * "order_violation"; for a record made before that field, what its
+ * fanotify events and message signal tell: report_order.c). True and *V
+ * filled when the case has one.
+ */
+struct fb_order_violation;
+bool fb_case_order_violation(const struct fb_case *c, struct fb_order_violation *v);
+/*
+ * `flipbed report --order`: one line on OUT per violation in RUNS (case,
+ * kernel, target type, the violation), then "# " lines counting them by
+ * kernel and the function that logged first. Returns 1 when there is one,
+ * 0 when none.
+ */
+int fb_report_order(const struct fb_run *runs, size_t nruns, FILE *out);
+/*
  * `flipbed report --iron`: the device-fault cases of RUN as the IRON table
  * (block type x fault class, detection and recovery level per kernel), in
  * Markdown on OUT; OUTPATH is named in its regenerate line (NULL: stdout).

@@ -16,7 +16,7 @@
 REPORT_SRCS := $(addprefix harness/report/,report.c report_case.c \
 	report_cmds.c report_diff.c report_dmesg.c report_html.c \
 	report_junit.c report_ktap.c report_load.c report_loose.c report_md.c \
-	report_merge.c report_page.c report_show.c report_campaign.c \
+	report_merge.c report_order.c report_page.c report_show.c report_campaign.c \
 	report_table.c report_util.c report_explain.c report_iron.c report_signals.c \
 	report_series.c report_heatmap.c report_history.c report_chart.c \
 	report_campaign_html.c)
@@ -24,7 +24,7 @@ REPORT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(REPORT_SRCS))
 REPORT_LIB := $(B)/obj/harness/libfbreport.a
 # What a program linking the library alone needs besides it.
 REPORT_DEPS := $(addprefix $(B)/obj/harness/,util.o outcome.o kernels.o kernel_image.o \
-	html.o classify/klog.o witness/fserror_report.o witness/bioread_report.o)
+	html.o classify/klog.o classify/order.o witness/fserror_report.o witness/bioread_report.o)
 REPORT_LIBS = $(call PKG_LIBS,jansson)
 
 ALL += $(REPORT_LIB)

@@ -29,8 +29,11 @@ static bool is_help(const char *a)
 	return !strcmp(a, "-h") || !strcmp(a, "--help");
 }
 
-/* --loose RUN...: every run loaded, then the expectations no case needed. */
-static int report_loose(char **dirs, int n)
+/*
+ * --loose RUN...: every run loaded, then the expectations no case needed;
+ * --order RUN...: the violations of the order property (report_order.c).
+ */
+static int report_runs(char **dirs, int n, bool order)
 {
 	struct fb_run *runs = xcalloc(n, sizeof(*runs));
 	int ret = 0, loaded;
@@ -38,7 +41,7 @@ static int report_loose(char **dirs, int n)
 	for (loaded = 0; loaded < n && !ret; loaded++)
 		ret = fb_run_load(dirs[loaded], &runs[loaded]);
 	if (!ret)
-		ret = fb_report_loose(runs, n, stdout);
+		ret = order ? fb_report_order(runs, n, stdout) : fb_report_loose(runs, n, stdout);
 	for (int i = 0; i < loaded; i++)
 		fb_run_free(&runs[i]);
 	free(runs);
@@ -98,32 +101,34 @@ static int print_summary(const struct fb_run *run)
 
 int cmd_report(int argc, char **argv)
 {
-	static const char u[] = "flipbed report DIR [--ktap] | flipbed report --loose RUN...";
+	static const char u[] = "flipbed report DIR [--ktap] | flipbed report --loose RUN... | flipbed report --order RUN...";
 	static const char u_iron[] = "flipbed report --iron RUN [--out FILE]";
 	static const char u_hist[] = "flipbed report --history DIR... --out OUT";
 	const char *dir = NULL;
 	char **dirs = xcalloc(argc, sizeof(*dirs));
 	const char *out = NULL;
-	bool ktap = false, loose = false, iron = false, hist = false;
+	bool ktap = false, loose = false, order = false, iron = false, hist = false;
 	struct fb_run run;
 	int ret, n = 0;
 
 	for (int i = 1; i < argc; i++) {
-		bool one = !ktap && !loose && !iron && !hist;	/* no mode yet */
+		bool one = !ktap && !loose && !order && !iron && !hist;	/* no mode yet */
 
 		if (is_help(argv[i]))
 			return free(dirs), printf("usage: %s | %s | %s\n", u, u_iron, u_hist), 0;
-		if (!strcmp(argv[i], "--ktap") && !loose && !iron && !hist)
+		if (!strcmp(argv[i], "--ktap") && !loose && !order && !iron && !hist)
 			ktap = true;
 		else if (!strcmp(argv[i], "--loose") && one)
 			loose = true;
+		else if (!strcmp(argv[i], "--order") && one)
+			order = true;
 		else if (!strcmp(argv[i], "--iron") && one)
 			iron = true;
 		else if (!strcmp(argv[i], "--history") && one && !n)
 			hist = true;
 		else if (!strcmp(argv[i], "--out") && (iron || hist) && !out && i + 1 < argc)
 			out = argv[++i];
-		else if (argv[i][0] != '-' && (loose || hist || !n))
+		else if (argv[i][0] != '-' && (loose || order || hist || !n))
 			dirs[n++] = argv[i];
 		else
 			return free(dirs), usage(hist ? u_hist : iron || !strcmp(argv[i], "--out") ?
@@ -134,8 +139,8 @@ int cmd_report(int argc, char **argv)
 		free(dirs);
 		return ret;
 	}
-	if (loose) {
-		ret = n ? report_loose(dirs, n) : usage(u, NULL);
+	if (loose || order) {
+		ret = n ? report_runs(dirs, n, order) : usage(u, NULL);
 		free(dirs);
 		return ret;
 	}

@@ -16,6 +16,7 @@
 #include "boot/nbd.h"
 #include "boot/vm.h"
 #include "classify/classify.h"
+#include "classify/order.h"
 #include "guest/steps.h"
 #include "outcome.h"
 #include "witness/bioread.h"
@@ -56,6 +57,8 @@ struct casectx {
 	bool infra_own;			/* INFRA was set before any signal came: the case's own */
 	struct fb_expect expect;
 	struct fb_computed computed;	/* what the fault implies (scenario/computed.h) */
+	bool order_broken;		/* the order property failed (classify/order.h) */
+	struct fb_order_violation order;
 	struct fb_outcome out;
 	enum fb_verdict verdict;
 	bool checked;			/* e2fsck and the data oracle ran on its image */

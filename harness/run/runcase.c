@@ -24,6 +24,7 @@
 
 #include "classify/attrib.h"
 #include "classify/classify.h"
+#include "classify/order.h"
 #include "classify/split.h"
 #include "flipbed-ext4.h"
 #include "guest/steps.h"
@@ -499,6 +500,27 @@ static enum fb_data check_data(struct casectx *x, const struct fb_golden *g,
 /* ---- judging ---- */
 
 /*
+ * The order property (classify/order.h), on a kernel that prints the
+ * csum-error lines, for a case the computed expectation covers (the fault
+ * breaks a checksum, fired and was read): the checksum failure is the
+ * first thing reported. A violation is recorded, and fails the case unless
+ * the scenario names the function that checks the structure first on this
+ * kernel (checked-before-csum, scenario/csum_first.h).
+ */
+static void judge_order(struct casectx *x, json_t *mismatch)
+{
+	const struct fb_kernel *k = fb_kernel_find(x->c->kernel);
+	char why[640];
+
+	x->order_broken = k && k->csum_lines && x->computed.on &&
+			  fb_order_check(&x->out.sig, &x->order);
+	if (!x->order_broken || x->computed.checked_first)
+		return;
+	fb_order_describe(&x->order, why, sizeof(why));
+	json_array_append_new(mismatch, json_sprintf("order: %s", why));
+}
+
+/*
  * The outcome against the expectation: the written one field by field,
  * then the one computed from the fault (scenario/computed.h): a case must
  * satisfy both. Then whether the csum-error lines name HIT, the object the
@@ -508,7 +530,7 @@ static enum fb_verdict judge(struct casectx *x, const char *hit, json_t *mismatc
 {
 	const struct fb_outcome *out = &x->out;
 	const struct fb_expect *e = &x->expect;
-	const char *first;
+	const char *first, *chain[8];
 	const char *got[FB_EXP__COUNT] = {
 		[FB_EXP_DETECT] = fb_detect_name(out->detect),
 		[FB_EXP_REACTION] = fb_reaction_name(out->reaction),
@@ -539,11 +561,13 @@ static enum fb_verdict judge(struct casectx *x, const char *hit, json_t *mismatc
 	bool valid_version = out->undetected == FB_UNDET_STALE ||
 			     out->undetected == FB_UNDET_NO_CHANGE;
 
-	fb_computed_expect(e, x->s->type, x->tgt.breaks_csum && !valid_version,
+	fb_kernel_chain(x->c->kernel, chain, sizeof(chain) / sizeof(chain[0]));
+	fb_computed_expect(e, x->s->type, chain, x->tgt.breaks_csum && !valid_version,
 			   json_array_size(x->faults) > 0, out->fault_read == 1, &x->computed);
 	if (!fb_computed_match(&x->computed, out, &first))
 		json_array_append_new(mismatch, json_sprintf("detect: computed %s (%s), got %s",
 			x->computed.detect, x->computed.why, first));
+	judge_order(x, mismatch);
 	if (fb_attrib_judge(out, e->field[FB_EXP_DETECT], hit, why, sizeof(why)))
 		json_array_append_new(mismatch, json_string(why));
 	return json_array_size(mismatch) ? FB_VERDICT_FAIL : FB_VERDICT_PASS;
@@ -1053,6 +1077,19 @@ static void classify_passes(struct casectx *x, const char *text, size_t len)
 	}
 	fb_classify(first, flen, &x->out);
 	if (second && fb_classify(second, slen, &next) == 0) {
+		struct fb_signals *s = &x->out.sig;
+
+		/*
+		 * The order property reads the pass that reported first: the
+		 * next mount's when the workload logged no error line and
+		 * got no FAN_FS_ERROR event
+		 */
+		if (!s->csum_line && !s->before_line[0] && !s->fan_first[0]) {
+			s->csum_line = next.sig.csum_line;
+			memcpy(s->before_line, next.sig.before_line, sizeof(s->before_line));
+			memcpy(s->before_func, next.sig.before_func, sizeof(s->before_func));
+			memcpy(s->fan_first, next.sig.fan_first, sizeof(s->fan_first));
+		}
 		x->out.next_ran = true;
 		x->out.detect_next = next.detect;
 		x->out.reaction_next = next.reaction;
@@ -1339,6 +1376,10 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 	json_object_set_new(rec, "expect", expect);
 	json_object_set_new(rec, "expect_computed", !x->computed.on ? json_null() :
 		json_pack("{s:s, s:s}", "detect", x->computed.detect, "why", x->computed.why));
+	json_object_set_new(rec, "order_violation", !x->order_broken ? json_null() :
+		json_pack("{s:s, s:s, s:o}", "first_line", x->order.first_line,
+			  "function", x->order.function, "fanotify",
+			  x->order.fanotify[0] ? json_string(x->order.fanotify) : json_null()));
 	json_object_set_new(rec, "verdict", json_string(fb_verdict_name(x->verdict)));
 	json_object_set_new(rec, "mismatch", x->mismatch);
 	json_object_set_new(rec, "durations", json_pack("{s:f, s:f, s:f, s:f, s:f}",

@@ -28,20 +28,22 @@ static bool names_cause(const struct fb_expect *e)
 	return false;
 }
 
-/* The checked-before-csum entry that holds for TYPE, or NULL. */
-static const struct fb_csum_first *first_check(const struct fb_expect *e, const char *type)
+/* The checked-before-csum entry that holds for TYPE on CHAIN's kernel, or NULL. */
+static const struct fb_csum_first *first_check(const struct fb_expect *e, const char *type,
+					       const char *const *chain)
 {
 	const char *f = e->field[FB_EXP_CHECKED_FIRST];
 	const struct fb_csum_first *x = f ? fb_csum_first_find(f) : NULL;
 
-	return x && type && fb_csum_first_reads(x, type) ? x : NULL;
+	return x && type && fb_csum_first_reads(x, type) && fb_csum_first_holds(x, chain) ?
+	       x : NULL;
 }
 
 /* The computed detect classes into WANT, the reasons for them into WHY. */
-static void classes(const struct fb_expect *e, const char *type, char *want, size_t wlen,
-		    char *why, size_t ylen)
+static bool classes(const struct fb_expect *e, const char *type, const char *const *chain,
+		    char *want, size_t wlen, char *why, size_t ylen)
 {
-	const struct fb_csum_first *x = first_check(e, type);
+	const struct fb_csum_first *x = first_check(e, type, chain);
 	size_t n = snprintf(want, wlen, "csum");
 	size_t m = snprintf(why, ylen, "target checksum-covered, not resealed, fault fired and read");
 
@@ -55,16 +57,18 @@ static void classes(const struct fb_expect *e, const char *type, char *want, siz
 		snprintf(why + m, m < ylen ? ylen - m : 0, "; undetected = %s",
 			 e->field[FB_EXP_UNDETECTED]);
 	}
+	return x;
 }
 
-void fb_computed_expect(const struct fb_expect *e, const char *type, bool breaks_csum,
-			bool fired, bool read, struct fb_computed *ret)
+void fb_computed_expect(const struct fb_expect *e, const char *type, const char *const *chain,
+			bool breaks_csum, bool fired, bool read, struct fb_computed *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	if (!breaks_csum || !fired || !read)
 		return;
 	ret->on = true;
-	classes(e, type, ret->detect, sizeof(ret->detect), ret->why, sizeof(ret->why));
+	ret->checked_first = classes(e, type, chain, ret->detect, sizeof(ret->detect),
+				     ret->why, sizeof(ret->why));
 }
 
 bool fb_computed_match(const struct fb_computed *c, const struct fb_outcome *out,
@@ -115,13 +119,13 @@ static bool meets(const char *w, const char *want)
 }
 
 bool fb_computed_contradicted(const struct fb_scenario *s, const struct fb_expect *e,
-			      char *want, size_t len)
+			      const char *const *chain, char *want, size_t len)
 {
 	char why[320];
 
 	if (!fb_computed_static(s))
 		return false;
-	classes(e, s->type, want, len, why, sizeof(why));
+	classes(e, s->type, chain, want, len, why, sizeof(why));
 	return !meets(e->field[FB_EXP_DETECT], want) &&
 	       !(s->next_mount && meets(e->field[FB_EXP_DETECT_NEXT], want));
 }

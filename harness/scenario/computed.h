@@ -10,8 +10,9 @@
  *   undetected = CAUSE           a cause from outcome.h's closed set:
  *                                 nothing may be detected, for that cause;
  *   checked-before-csum = FUNC   a kernel function from csum_first.h's
- *                                 table checks the object's structure first:
- *                                 its class may be detected instead.
+ *                                 table checks the object's structure first
+ *                                 on the case's kernel: its class may be
+ *                                 detected instead.
  * A written detect only narrows it: the case must satisfy both.
  */
 #ifndef FLIPBED_COMPUTED_H
@@ -26,15 +27,17 @@ struct fb_computed {
 	bool on;		/* the case has one */
 	char detect[64];	/* what the first detection may be: "csum", "csum|none" */
 	char why[320];		/* the reasons, for the record */
+	bool checked_first;	/* a checked-before-csum function widened it */
 };
 
 /*
- * The computed expectation of a case whose target is TYPE, under the
- * written (resolved) expectation E: BREAKS_CSUM, FIRED and READ as above.
+ * The computed expectation of a case whose target is TYPE, on the kernel
+ * whose variant-of chain is CHAIN (csum_first.h), under the written
+ * (resolved) expectation E: BREAKS_CSUM, FIRED and READ as above.
  * RET->on is false when one of them is false.
  */
-void fb_computed_expect(const struct fb_expect *e, const char *type, bool breaks_csum,
-			bool fired, bool read, struct fb_computed *ret);
+void fb_computed_expect(const struct fb_expect *e, const char *type, const char *const *chain,
+			bool breaks_csum, bool fired, bool read, struct fb_computed *ret);
 
 /*
  * Whether OUT satisfies C: its first detection (detect, or detect_next
@@ -54,10 +57,11 @@ bool fb_computed_static(const struct fb_scenario *s);
 
 /*
  * Whether the written expectation E contradicts the computed one S's fault
- * has by fb_computed_static(): detect (or, with next-mount, detect_next)
- * accepts none of the computed classes. WANT gets the computed detect.
+ * has by fb_computed_static() on the kernel of CHAIN: detect (or, with
+ * next-mount, detect_next) accepts none of the computed classes. WANT gets
+ * the computed detect.
  */
 bool fb_computed_contradicted(const struct fb_scenario *s, const struct fb_expect *e,
-			      char *want, size_t len);
+			      const char *const *chain, char *want, size_t len);
 
 #endif

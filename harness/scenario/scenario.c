@@ -1501,6 +1501,7 @@ static void check_expect_computed(struct ctx *c)
 	const struct fb_expect_section *from[FB_EXP__COUNT];
 	bool *said = xcalloc(s->nexpects + 1, sizeof(*said));
 	struct fb_expect e;
+	const char *chain[8];
 	char want[64];
 
 	for (size_t k = 0; k < fb_nkernels; k++) {
@@ -1512,7 +1513,9 @@ static void check_expect_computed(struct ctx *c)
 		fb_scenario_expect(s, kernel, &e);
 		expect_sections(s, kernel, from);
 		x = from[FB_EXP_DETECT];
-		if (!x || said[x - s->expects] || !fb_computed_contradicted(s, &e, want, sizeof(want)))
+		fb_kernel_chain(kernel, chain, sizeof(chain) / sizeof(chain[0]));
+		if (!x || said[x - s->expects] ||
+		    !fb_computed_contradicted(s, &e, chain, want, sizeof(want)))
 			continue;
 		said[x - s->expects] = true;
 		struct fb_entry at = field_at(x, FB_EXP_DETECT);

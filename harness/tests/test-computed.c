@@ -17,6 +17,11 @@
 #include "scenario/computed.h"
 #include "scenario/csum_first.h"
 
+/* variant-of chains as kernel/kernels.ini gives them (fb_kernel_chain) */
+static const char *const patched[] = { "patched", NULL };
+static const char *const patched612[] = { "patched-6.12", "patched", NULL };
+static const char *const stock612[] = { "stock-6.12", "stock", NULL };
+
 /* A written expectation with the resolver's defaults. */
 static struct fb_expect written(const char *detect, const char *undetected, const char *first)
 {
@@ -42,7 +47,7 @@ static bool passes(const struct fb_expect *e, const char *type, const struct fb_
 	struct fb_computed c;
 	const char *got;
 
-	fb_computed_expect(e, type, true, true, true, &c);
+	fb_computed_expect(e, type, patched, true, true, true, &c);
 	assert_true(c.on);
 	return fb_computed_match(&c, out, &got);
 }
@@ -65,13 +70,13 @@ static void applies_only_when_read(void **state)
 	struct fb_computed c;
 
 	(void)state;
-	fb_computed_expect(&e, "inode", false, true, true, &c);
+	fb_computed_expect(&e, "inode", patched, false, true, true, &c);
 	assert_false(c.on);
-	fb_computed_expect(&e, "inode", true, false, true, &c);
+	fb_computed_expect(&e, "inode", patched, true, false, true, &c);
 	assert_false(c.on);
-	fb_computed_expect(&e, "inode", true, true, false, &c);
+	fb_computed_expect(&e, "inode", patched, true, true, false, &c);
 	assert_false(c.on);
-	fb_computed_expect(&e, "inode", true, true, true, &c);
+	fb_computed_expect(&e, "inode", patched, true, true, true, &c);
 	assert_true(c.on);
 	assert_string_equal(c.detect, "csum");
 	assert_non_null(strstr(c.why, "checksum-covered"));
@@ -120,7 +125,7 @@ static void named_cause_widens(void **state)
 	(void)state;
 	assert_true(passes(&cause, "journal-commit", &none));
 	assert_false(passes(&cause, "journal-commit", &sanity));
-	fb_computed_expect(&cause, "journal-commit", true, true, true, &c);
+	fb_computed_expect(&cause, "journal-commit", patched, true, true, true, &c);
 	assert_string_equal(c.detect, "csum|none");
 	/* a line that says unexplained is a line of the scenario: a known finding */
 	assert_true(passes(&unexplained, "journal-descriptor", &none));
@@ -139,7 +144,7 @@ static void checked_first_widens(void **state)
 	(void)state;
 	assert_true(passes(&ext, "extent-leaf", &sanity));
 	assert_false(passes(&ext, "extent-leaf", &none));
-	fb_computed_expect(&ext, "extent-leaf", true, true, true, &c);
+	fb_computed_expect(&ext, "extent-leaf", patched, true, true, true, &c);
 	assert_string_equal(c.detect, "csum|sanity");
 	assert_non_null(strstr(c.why, "__ext4_ext_check"));
 	/* the function never reads an inode: no widening */
@@ -147,6 +152,31 @@ static void checked_first_widens(void **state)
 	assert_null(fb_csum_first_find("dx_probe"));
 	assert_true(fb_csum_first_reads(fb_csum_first_find("__ext4_read_dirblock"), "dx-node"));
 	assert_false(fb_csum_first_reads(fb_csum_first_find("__ext4_read_dirblock"), "dx-root"));
+}
+
+/*
+ * __ext4_read_dirblock judges a dx node's rec_len before its checksum on
+ * stock 6.1 and 6.12 only: the patched series (0005, both ports) computes
+ * the checksum first, so there the written line widens nothing.
+ */
+static void checked_first_by_kernel(void **state)
+{
+	struct fb_expect dx = written("any", NULL, "__ext4_read_dirblock");
+	const struct fb_csum_first *f = fb_csum_first_find("__ext4_read_dirblock");
+	struct fb_computed c;
+
+	(void)state;
+	assert_true(fb_csum_first_holds(f, stock612));
+	assert_false(fb_csum_first_holds(f, patched));
+	assert_false(fb_csum_first_holds(f, patched612));
+	fb_computed_expect(&dx, "dx-node", stock612, true, true, true, &c);
+	assert_string_equal(c.detect, "csum|sanity");
+	assert_true(c.checked_first);
+	fb_computed_expect(&dx, "dx-node", patched612, true, true, true, &c);
+	assert_string_equal(c.detect, "csum");
+	assert_false(c.checked_first);
+	/* the others hold on both series */
+	assert_true(fb_csum_first_holds(fb_csum_first_find("ext4_check_descriptors"), patched612));
 }
 
 static struct fb_scenario scenario(const char *type, const char *region, bool reseal,
@@ -173,20 +203,20 @@ static void contradicted_at_load(void **state)
 
 	(void)state;
 	nocsum.features = (char *)"^metadata_csum";
-	assert_true(fb_computed_contradicted(&flip, &sanity, want, sizeof(want)));
+	assert_true(fb_computed_contradicted(&flip, &sanity, patched, want, sizeof(want)));
 	assert_string_equal(want, "csum");
-	assert_false(fb_computed_contradicted(&resealed, &sanity, want, sizeof(want)));
-	assert_false(fb_computed_contradicted(&field, &sanity, want, sizeof(want)));
-	assert_false(fb_computed_contradicted(&eio, &sanity, want, sizeof(want)));
-	assert_false(fb_computed_contradicted(&data, &sanity, want, sizeof(want)));
-	assert_false(fb_computed_contradicted(&nocsum, &sanity, want, sizeof(want)));
-	assert_false(fb_computed_contradicted(&flip, &none_cause, want, sizeof(want)));
-	assert_false(fb_computed_contradicted(&flip, &first, want, sizeof(want)));
+	assert_false(fb_computed_contradicted(&resealed, &sanity, patched, want, sizeof(want)));
+	assert_false(fb_computed_contradicted(&field, &sanity, patched, want, sizeof(want)));
+	assert_false(fb_computed_contradicted(&eio, &sanity, patched, want, sizeof(want)));
+	assert_false(fb_computed_contradicted(&data, &sanity, patched, want, sizeof(want)));
+	assert_false(fb_computed_contradicted(&nocsum, &sanity, patched, want, sizeof(want)));
+	assert_false(fb_computed_contradicted(&flip, &none_cause, patched, want, sizeof(want)));
+	assert_false(fb_computed_contradicted(&flip, &first, patched, want, sizeof(want)));
 	/* the next-mount pass may be the first to detect */
 	next.field[FB_EXP_DETECT_NEXT] = (char *)"csum";
-	assert_true(fb_computed_contradicted(&flip, &next, want, sizeof(want)));
+	assert_true(fb_computed_contradicted(&flip, &next, patched, want, sizeof(want)));
 	flip.next_mount = true;
-	assert_false(fb_computed_contradicted(&flip, &next, want, sizeof(want)));
+	assert_false(fb_computed_contradicted(&flip, &next, patched, want, sizeof(want)));
 }
 
 int main(void)
@@ -198,6 +228,7 @@ int main(void)
 		cmocka_unit_test(first_detection),
 		cmocka_unit_test(named_cause_widens),
 		cmocka_unit_test(checked_first_widens),
+		cmocka_unit_test(checked_first_by_kernel),
 		cmocka_unit_test(contradicted_at_load),
 	};
 
