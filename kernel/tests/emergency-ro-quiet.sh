@@ -9,13 +9,14 @@
 # ext4_std_error(). __ext4_std_error() ignores an EROFS outside a handle
 # only on a read-only filesystem: the state 0004 sets instead of SB_RDONLY
 # (EXT4_FLAGS_EMERGENCY_RO) must count as read-only there, or the close
-# logs the EROFS ("Journal has aborted"), sends FAN_FS_ERROR(EROFS) and overwrites the
-# superblock's last error with it. Asserted on patched and patched-6.12:
-# no such line, no fserror EROFS, and dumpe2fs -h's "Last error" fields
-# still name the checksum failure. stock-6.12 is quiet too (its shutdown
-# makes __ext4_std_error() return at once); stock 6.1.192 logs the close
-# twice (ext4_journal_check_start's "Detected aborted journal", then the
-# EROFS), asserted as the known noise it is.
+# logs the EROFS ("Journal has aborted"), sends FAN_FS_ERROR(EROFS) and
+# overwrites the superblock's last error with it. Asserted on patched and
+# patched-6.12: the checksum failure is the only error line and the only
+# fserror event, and dumpe2fs -h's "Last error" fields still name it.
+# stock-6.12 is quiet too (its shutdown makes __ext4_std_error() return at
+# once); stock 6.1.192 logs the close twice (ext4_journal_check_start's
+# "Detected aborted journal", then the EROFS), asserted as the known noise
+# it is.
 # Groups: quick.
 . "$(dirname "$0")/lib.sh"
 kt_require stock patched stock-6.12 patched-6.12
@@ -89,8 +90,8 @@ done
 # aborted journal (ext4_abort "Detected aborted journal", EIO) and
 # __ext4_std_error() logs the EROFS it returns ("Journal has aborted", as
 # ext4_decode_error() words EROFS when the journal has aborted).
-if [ "$stock_lines" = 3 ] && kt_has stock "ext4_journal_check_start:83: comm init: Detected aborted journal" &&
-	kt_has stock "EXT4-fs error (device vda) in ext4_evict_inode:256: Journal has aborted" &&
+if [ "$stock_lines" = 3 ] && grep -q "ext4_journal_check_start:[0-9]*: .*Detected aborted journal" "$T/stock.out" &&
+	grep -q "EXT4-fs error (device vda) in ext4_evict_inode:[0-9]*: Journal has aborted" "$T/stock.out" &&
 	kt_has stock "fserror EROFS - 1" && [ "$stock_last" = "ext4_evict_inode EROFS" ]; then
 	ok "stock: known noise: closing /u logs 'Detected aborted journal' and the EROFS, the last error is '$stock_last'"
 else
