@@ -135,10 +135,21 @@ apply_one() {
 	)
 }
 
-# format DIR OUT: the commits after DIR's base as patch files in OUT.
+# format DIR OUT: the commits after DIR's base as patch files in OUT. An
+# edit (an amend, a rebase) makes its committer the editor, now: each
+# commit is first given its author as committer, as `tree` makes them, so
+# that the hashes stay reproducible.
 format() {
 	git -C "$1" rev-parse -q --verify flipbed-base >/dev/null ||
 		bad "$1: not a tree of $prog (no flipbed-base tag)"
+	FILTER_BRANCH_SQUELCH_WARNING=1 git -C "$1" filter-branch -f --env-filter '
+		GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME
+		GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+		GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
+		export GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE' \
+		flipbed-base..HEAD >/dev/null 2>&1 ||
+		die "$1: cannot give the commits their authors as committers"
+	git -C "$1" update-ref -d refs/original/refs/heads/"$(git -C "$1" symbolic-ref --short HEAD)" 2>/dev/null || true
 	git -C "$1" -c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 		format-patch -q --no-renames --no-signature -o "$2" flipbed-base..HEAD
 }
