@@ -24,10 +24,12 @@
 # stored them in order holds). One sector keeps the block's header whole
 # (magic, type and sequence are its first 12 bytes; a fast commit's first
 # tags), so recovery takes it for its transaction's, and loses the end,
-# which holds the jbd2 block tail's checksum and, past byte 1024 in these
-# fast commits, the fast-commit tail: the cut that reaches every check.
-# Cuts after more sectors give the same result until the last one, which
-# leaves the block whole.
+# which holds the jbd2 block tail's checksum and the fast-commit tail
+# (four creates, each a dentry, an inode and a range, push it past the
+# first sector): the cut that reaches every check.
+# A cut after more sectors leaves a jbd2 block failing the same way (its
+# checksum is in the last sector); one that keeps a fast commit's tail
+# leaves that fast commit whole.
 # What each kernel must do with them (fs/jbd2/recovery.c, do_one_pass()):
 #  - a torn descriptor or revoke block fails its checksum in the scan
 #    pass; no commit block of its transaction follows (jbd2 writes it only
@@ -48,8 +50,8 @@
 #    6.12: ECANCELED or EBADMSG, replay's own), on stock as on patched:
 #    printed, not judged here.
 # Then flipbed crash on scenarios/crash/journal-revoke.scn and
-# fast-commit.scn, 8 flush points each spread over the sweep (of 20 to
-# 30): a flush point never holds a torn block (the write log stores whole
+# fast-commit.scn, 8 flush points each spread over the sweep: a flush
+# point never holds a torn block (the write log stores whole
 # requests), so these add the crash oracle (recovery, e2fsck, the files)
 # for the two workloads and the check that an uncommitted transaction at
 # the end of the log is quiet; the tears above are what reach the
