@@ -14,16 +14,19 @@
 #                                      git format-patch, and its series file
 #                                      rewritten to list them
 #   kernel/series.sh check NAME        exit 1 unless every patch of NAME's
-#                                      series is byte for byte what
-#                                      `tree` then `export` make of it
+#                                      series (and the cover letter's
+#                                      shortlog and diffstat) is byte for
+#                                      byte what `tree` then `export`
+#                                      make of it
 #
 # The commits are reproducible: the base commit has a fixed author and date,
 # and each patch's commit takes its author, date and message from the patch
 # (committer = author), so the same series gives the same hashes on every
 # machine. A patch is applied with patch(1), as kernel/build.sh applies it,
 # so one that only applies with an offset still becomes a commit; `check`
-# then shows the difference. The cover letter (0000-*) is kept as it is:
-# format-patch does not write it.
+# then shows the difference. The cover letter (0000-*) is written by hand;
+# export makes its shortlog, diffstat and patch count again from the
+# commits, and check compares them.
 # Exit 2: an unknown kernel, a kernel without a series, a DIR that exists
 # (tree) or is not such a tree (export).
 set -eu
@@ -135,6 +138,19 @@ apply_one() {
 	)
 }
 
+# cover DIR LETTER OUT: the cover letter LETTER with its shortlog and
+# diffstat (from the shortlog's "Author (N):" line to the end) made again
+# from DIR's commits, as git format-patch --cover-letter writes them, and
+# its subject's count of patches, into OUT.
+cover() {
+	n=$(git -C "$1" rev-list --count flipbed-base..HEAD)
+	awk '/^[^ ].* \([0-9]+\):$/ { exit } { print }' "$2" |
+		sed "s|^\(Subject: \[PATCH 0/\)[0-9]*\]|\1$n]|" > "$3"
+	git -C "$1" shortlog -w72,2,4 flipbed-base..HEAD >> "$3"
+	git -C "$1" diff --stat=72 flipbed-base HEAD >> "$3"
+	echo >> "$3"
+}
+
 # format DIR OUT: the commits after DIR's base as patch files in OUT. An
 # edit (an amend, a rebase) makes its committer the editor, now: each
 # commit is first given its author as committer, as `tree` makes them, so
@@ -161,6 +177,10 @@ export_series() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-series.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	format "$tree" "$tmp/out"
+	if [ -f "$series_dir/0000-cover-letter.patch" ]; then
+		cover "$tree" "$series_dir/0000-cover-letter.patch" "$tmp/cover"
+		mv "$tmp/cover" "$series_dir/0000-cover-letter.patch"
+	fi
 	for p in $(patches); do
 		rm -f "$series_dir/$p"
 	done
@@ -197,6 +217,14 @@ check_series() {
 			status=1
 		fi
 	done
+	if [ -f "$series_dir/0000-cover-letter.patch" ]; then
+		cover "$tmp2/tree" "$series_dir/0000-cover-letter.patch" "$tmp2/cover"
+		if ! cmp -s "$series_dir/0000-cover-letter.patch" "$tmp2/cover"; then
+			echo "$prog: $1: the cover letter's shortlog or diffstat is not the series':"
+			diff -u "$series_dir/0000-cover-letter.patch" "$tmp2/cover" | sed -n '3,14p'
+			status=1
+		fi
+	fi
 	rm -rf "$tmp2"
 	[ $status = 0 ] && echo "$prog: $1: $(patches | wc -l) patches, each format-patch's output"
 	return $status
