@@ -24,22 +24,23 @@ kt_require patched
 variants=patched
 [ -f "$B/kernel/patched-6.12/vmlinux" ] && variants="$variants patched-6.12"
 
-img=$T/base.img
-kt_mkfs "$img"
+base=$T/base.img
+kt_mkfs "$base"
 # inodes 12..16 fill the first table block (/d and four pads), so that
 # /d/x and /d/y (17, 18) share the second one, which the mount does not read
-kt_debugfs "$img" "mkdir d" "write /dev/null p1" "write /dev/null p2" \
+# (kt_debugfs sets $img: the image is $base)
+kt_debugfs "$base" "mkdir d" "write /dev/null p1" "write /dev/null p2" \
 	"write /dev/null p3" "write /dev/null p4" \
 	"write /dev/null d/x" "write /dev/null d/y"
-xino=$(kt_ino "$img" /d/x) yino=$(kt_ino "$img" /d/y)
-blk=$(kt_itable_block "$img" /d/x)
-[ -n "$blk" ] && [ "$(kt_itable_block "$img" /d/y)" = "$blk" ] ||
+xino=$(kt_ino "$base" /d/x) yino=$(kt_ino "$base" /d/y)
+blk=$(kt_itable_block "$base" /d/x)
+[ -n "$blk" ] && [ "$(kt_itable_block "$base" /d/y)" = "$blk" ] ||
 	fail "/d/x and /d/y are not in one inode table block"
-yoff=$(debugfs -R "imap /d/y" "$img" 2>/dev/null | sed -n 's/.*offset \(0x[0-9a-f]*\).*/\1/p')
+yoff=$(debugfs -R "imap /d/y" "$base" 2>/dev/null | sed -n 's/.*offset \(0x[0-9a-f]*\).*/\1/p')
 
-cp "$img" "$T/rest.img"
+cp "$base" "$T/rest.img"
 kt_debugfs "$T/rest.img" "set_inode_field /d/x checksum 0" "set_inode_field /d/y checksum 0"
-cp "$img" "$T/retry.img"
+cp "$base" "$T/retry.img"
 kt_debugfs "$T/retry.img" "set_inode_field /d/x checksum 0"
 # bit 0 of /d/y's i_atime (covered by its checksum only), first read only
 flip="on=read at=$((blk * 4096 + yoff + 8)) len=1 flip=0 count=1"
