@@ -4,8 +4,8 @@
 # csum_retry (patch 0006) when two threads fail one block's checksum and one
 # of them recovers it and changes it before the other's re-read lands: the
 # late copy must neither be written over the newer block nor turn a
-# verified block into an error. Three cases, each booted on patched, kasan
-# and patched-smp (when built):
+# verified block into an error. Three cases, each booted on patched, kasan,
+# and patched-smp and patched-6.12 when built:
 #
 #   bitmap-nojournal, bitmap-journal: guest step `overlap rm /f fallocate
 #   /n 500`. The unlink frees /f's blocks and reads the block bitmap of
@@ -21,13 +21,15 @@
 #   disk; with one, jbd2's commit waits for the unlink's handle and the
 #   bitmap stays in the journal). The unlink's copy is the bitmap as it
 #   was before the allocation: ext4_block_bitmap_csum_verify() compares it
-#   with the descriptor's new checksum and refuses it, so the series
-#   before this fix reports the verified, correct bitmap as corrupt
-#   (csum-error, "bad block bitmap checksum", remount-ro) and leaks /f's
-#   blocks. (The copy would have to equal the allocation's bitmap to pass
-#   that check: the descriptor checksum is set under ext4_lock_group()
-#   with the bits, so a stale bitmap copy is refused and the double
-#   allocation the stale copy threatens is not reached this way.)
+#   with the descriptor's new checksum and refuses it; a retry that
+#   then declares the failure reports the verified, correct bitmap as
+#   corrupt (csum-error, "bad block bitmap checksum", remount-ro) and
+#   leaks /f's blocks. The double allocation a stale bitmap copy threatens is not
+#   reached this way: ext4_mb_mark_diskspace_used() sets the bits and the
+#   descriptor's checksum in one ext4_lock_group() section, so a copy
+#   that is not the cached bitmap fails that verification; it needed an
+#   allocation between the retry's verification and its copy, and
+#   ext4_csum_retry() compares and copies under the group lock.
 #
 #   xattr-nojournal: /a and /b share one xattr block (h_refcount 2); guest
 #   step `overlap getxattr /a setxattr /b 500`. /a's read of the block is
@@ -38,16 +40,17 @@
 #   unlock_buffer()); the sync writes it, held WRITE_MS. The getxattr's
 #   re-read reads the disk while that write is held: h_refcount 2 with a
 #   valid checksum (an xattr block's checksum is its own), then waits for
-#   the buffer lock until the write ends, when the buffer is clean. The
-#   series before this fix copies that h_refcount 2 back into the cache;
-#   `rm /a` then drops it to 1 and keeps the block, which nothing refers to
-#   any more (e2fsck: block bitmap differences).
+#   the buffer lock until the write ends, when the buffer is clean. A
+#   retry that copies whenever the buffer is clean puts h_refcount 2 back
+#   into the cache; `rm /a` then drops it to 1 and keeps the block, which
+#   nothing refers to any more (e2fsck: block bitmap differences).
 #
 # Passes only if every step succeeds (no read-only switch: a write after
 # the overlap succeeds), no csum-error line is printed that is not
-# "recovered" (the block was good on the disk), /f's and /n's blocks are
-# right (e2fsck -fn clean), the plugin's log shows the late re-read was
-# held while the other thread's recovery and the sync ran, and the kernel
+# "recovered" (the block was good on the disk), the image is consistent
+# (e2fsck -fn clean: no block leaked or claimed twice) and /keep holds its
+# bytes (debugfs dump), the plugin's log shows the late re-read was
+# held while the sync's write began (without a journal), and the kernel
 # printed no WARNING, BUG, lockdep or KASAN report. OVERLAP_VARIANTS="NAME..."
 # runs other kernels.
 . "$(dirname "$0")/lib.sh"
@@ -55,7 +58,11 @@ kt_require patched
 [ -f "$top/build/lib/nbdkit-flipbed-plugin.so" ] ||
 	skip "flipbed nbdkit plugin not built (make build/lib/nbdkit-flipbed-plugin.so)"
 kt_csum_variants "${OVERLAP_VARIANTS:-}" "this test"
-[ -z "${OVERLAP_VARIANTS:-}" ] && [ -f "$B/kernel/patched-smp/bzImage" ] && variants="$variants patched-smp"
+if [ -z "${OVERLAP_VARIANTS:-}" ]; then
+	for k in patched-smp patched-6.12; do
+		[ -f "$B/kernel/$k/bzImage" ] && variants="$variants $k"
+	done
+fi
 hold=2000 write_hold=3000 gap=500
 
 # bitmap IMG JOURNAL: /f (256 KiB) to unlink, /keep to read back
