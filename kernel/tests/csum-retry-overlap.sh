@@ -50,14 +50,14 @@
 #   nothing refers to any more (e2fsck: block bitmap differences).
 #
 # Passes only if the second thread ended while the first one's re-read
-# was held (6.12's bitmap cases: after it), every step succeeds (no read-only switch: a write after
-# the overlap succeeds), no csum-error line is printed that is not
-# "recovered" (the block was good on the disk), the image is consistent
-# (e2fsck -fn clean: no block leaked or claimed twice) and /keep holds its
-# bytes (debugfs dump), the plugin's log shows the late re-read was
-# held while the sync's write began (without a journal), and the kernel
-# printed no WARNING, BUG, lockdep or KASAN report. OVERLAP_VARIANTS="NAME..."
-# runs other kernels.
+# was held (6.12's bitmap cases: after it), every step succeeds (no
+# read-only switch: a write after the overlap succeeds), no csum-error
+# line is printed that is not "recovered" (the block was good on the
+# disk), the image is consistent (e2fsck -fn clean: no block leaked or
+# claimed twice), /keep holds its bytes (debugfs dump), the plugin's log
+# shows the sync's write began during the held re-read (without a
+# journal), and the kernel printed no WARNING, BUG, lockdep or KASAN
+# report. OVERLAP_VARIANTS="NAME..." runs other kernels.
 . "$(dirname "$0")/lib.sh"
 kt_require patched
 [ -f "$top/build/lib/nbdkit-flipbed-plugin.so" ] ||
