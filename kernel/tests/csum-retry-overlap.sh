@@ -119,6 +119,8 @@ for case in bitmap-nojournal bitmap-journal xattr-nojournal; do
 	esac
 	for v in $variants; do
 		n=$case-$v
+		# no_prefetch_block_bitmaps: the lazyinit thread would read (and
+		# fail) the bitmap at mount, before the overlap
 		eval kt_boot $n $v "$img" $rules --timeout 300 --faultlog "$T/$n.faults" \
 			--step "'mount csum_retry,no_prefetch_block_bitmaps'" \
 			--step "'$op'" $after --step umount
