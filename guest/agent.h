@@ -67,12 +67,14 @@ void fd_close_all(void);
 int op_copy_source(int n, const struct step *s, char *detail, size_t len);
 
 /*
- * race.c: the inode-update race (attr-race), its check after a remount, and
- * one update with a lookup at a chosen moment inside it (update-lookup).
+ * race.c: the inode-update race (attr-race), its check after a remount,
+ * one update with a lookup at a chosen moment inside it (update-lookup),
+ * and two operations and a sync at chosen moments (overlap).
  */
 int op_attr_race(int n, const struct step *s, char *detail, size_t len);
 int op_attr_check(int n, const struct step *s, char *detail, size_t len);
 int op_update_lookup(int n, const struct step *s, char *detail, size_t len);
+int op_overlap(int n, const struct step *s, char *detail, size_t len);
 
 /*
  * fserror.c: ext4's error reports as fanotify FAN_FS_ERROR events of /mnt,

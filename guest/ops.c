@@ -863,6 +863,7 @@ int op_run(int n, const struct step *s, char *detail, size_t len)
 	case STEP_ATTR_RACE: return op_attr_race(n, s, detail, len);
 	case STEP_ATTR_CHECK: return op_attr_check(n, s, detail, len);
 	case STEP_UPDATE_LOOKUP: return op_update_lookup(n, s, detail, len);
+	case STEP_OVERLAP: return op_overlap(n, s, detail, len);
 	case STEP_COUNT: break;
 	}
 	return EINVAL;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -356,4 +357,123 @@ int op_update_lookup(int n, const struct step *s, char *detail, size_t len)
 		return errno;
 	snprintf(detail, len, "mode=%04o", (unsigned)(st.st_mode & 07777));
 	return (st.st_mode & 07777) == UPDATE_MODE ? 0 : EBADDATA;
+}
+
+/*
+ * overlap OP1 P OP2 Q MS: OP1 on P at once, OP2 on Q MS milliseconds later,
+ * and a syncfs of /mnt 2*MS milliseconds after the start, each in its own
+ * thread (the tick thread of update-lookup running meanwhile). With a disk
+ * that holds a read inside OP1 (kernel/tests/csum-retry-overlap.sh), OP2
+ * and the sync run while OP1 waits for it.
+ */
+#define OVERLAP_XATTR "user.overlap"
+#define OVERLAP_XATTR_BYTES 64
+#define OVERLAP_FALLOC (1 << 20)
+
+struct overlap_op {
+	struct timed_op t;
+	const char *op;
+};
+
+/* Read every extended attribute of PATH: the read probe of getxattr. */
+static int overlap_getxattr(const char *path)
+{
+	char names[4096], val[4096];
+	ssize_t n = llistxattr(path, names, sizeof(names));
+
+	if (n < 0)
+		return errno;
+	for (char *a = names; a < names + n; a += strlen(a) + 1)
+		if (lgetxattr(path, a, val, sizeof(val)) < 0 && errno != ERANGE)
+			return errno;
+	return 0;
+}
+
+static int overlap_run(const char *op, const char *path)
+{
+	unsigned char val[OVERLAP_XATTR_BYTES];
+	struct stat st;
+	int fd, rc;
+
+	if (!strcmp(op, "stat"))
+		return lstat(path, &st) ? errno : 0;
+	if (!strcmp(op, "rm"))
+		return unlink(path) ? errno : 0;
+	if (!strcmp(op, "getxattr"))
+		return overlap_getxattr(path);
+	if (!strcmp(op, "setxattr")) {
+		pattern_fill(path, 0, val, sizeof(val));
+		return lsetxattr(path, OVERLAP_XATTR, val, sizeof(val), 0) ? errno : 0;
+	}
+	if (!strcmp(op, "fallocate")) {
+		fd = open(path, O_RDWR | O_CREAT, 0644);
+		if (fd < 0)
+			return errno;
+		rc = fallocate(fd, 0, 0, OVERLAP_FALLOC) ? errno : 0;
+		close(fd);
+		return rc;
+	}
+	return EINVAL;
+}
+
+static void *overlap_thread(void *arg)
+{
+	struct overlap_op *o = arg;
+	int fd;
+
+	usleep(o->t.delay_ms * 1000u);
+	o->t.start_ms = ms_since(&o->t.t0);
+	if (o->op) {
+		o->t.err = overlap_run(o->op, o->t.path);
+	} else {
+		fd = open(MNT, O_RDONLY | O_DIRECTORY);
+		o->t.err = fd < 0 || syncfs(fd) ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	o->t.end_ms = ms_since(&o->t.t0);
+	return NULL;
+}
+
+int op_overlap(int n, const struct step *s, char *detail, size_t len)
+{
+	static struct overlap_op ops[3];
+	unsigned long long ms;
+	pthread_t tid[3], tt;
+	int started = 0, rc = 0;
+	struct timespec t0;
+	char b[24];
+
+	if (sscanf(s->argv[4], "%llu", &ms) != 1 || ms > STEP_MAX_MS)
+		return EINVAL;
+	memset(ops, 0, sizeof(ops));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 3; i++) {
+		ops[i].t.t0 = t0;
+		ops[i].t.delay_ms = (unsigned)ms * i;
+		if (i < 2) {
+			ops[i].op = s->argv[2 * i];
+			snprintf(ops[i].t.path, sizeof(ops[i].t.path), "%s%s", MNT, s->argv[2 * i + 1]);
+		}
+	}
+	atomic_store(&ticking, 1);
+	int have_tick = !pthread_create(&tt, NULL, tick_thread, NULL);
+	while (started < 3 && !pthread_create(&tid[started], NULL, overlap_thread, &ops[started]))
+		started++;
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	atomic_store(&ticking, 0);
+	if (have_tick)
+		pthread_join(tt, NULL);
+	if (started < 3)
+		return EAGAIN;
+	for (int i = 0; i < 3; i++) {
+		chan_send("out %d %s%d %ld..%ld ms %s", n, i < 2 ? ops[i].op : "sync",
+			  i < 2 ? i + 1 : 0, ops[i].t.start_ms, ops[i].t.end_ms,
+			  ops[i].t.err ? errname(ops[i].t.err, b, sizeof(b)) : "ok");
+		if (!rc)
+			rc = ops[i].t.err;
+	}
+	snprintf(detail, len, "ms=%llu", ms);
+	return rc;
 }

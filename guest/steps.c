@@ -20,6 +20,8 @@ static const struct {
 #undef STEP
 };
 
+const char *const overlap_ops[] = { "stat", "rm", "fallocate", "getxattr", "setxattr", NULL };
+
 const char *step_name(enum step_id id)
 {
 	return table[id].name;
@@ -145,6 +147,11 @@ static const char *check_arg(char kind, const char *a)
 		if (!strcmp(a, "sync") || !strcmp(a, "direct") || !strcmp(a, "append"))
 			return NULL;
 		return "sync, direct or append";
+	case 'x':
+		for (int i = 0; overlap_ops[i]; i++)
+			if (!strcmp(a, overlap_ops[i]))
+				return NULL;
+		return "stat, rm, fallocate, getxattr or setxattr";
 	case 'o':
 		return mount_opts_ok(a) ? NULL :
 			"mount options, comma separated (\"errors=panic,noload\"); a path only as journal_path=/dev/NAME";
@@ -173,6 +180,8 @@ static int check_limits(const struct step *s, const char *text, char *why, size_
 		       in_range(s, 2, 1, STEP_MAX_ROUNDS, "ROUNDS", text, why, whylen) ? -1 : 0;
 	if (s->id == STEP_UPDATE_LOOKUP)
 		return in_range(s, 2, 0, STEP_MAX_MS, "MS", text, why, whylen);
+	if (s->id == STEP_OVERLAP)
+		return in_range(s, 4, 0, STEP_MAX_MS, "MS", text, why, whylen);
 	return 0;
 }
 

@@ -15,12 +15,12 @@
  * The agent's limits, checked by the host before anything boots (a scenario
  * that passes them is never cut short in the guest).
  */
-#define STEP_MAX_ARGS 3
+#define STEP_MAX_ARGS 5
 #define STEP_MAX_LINE 512	/* a step's text and its NUL */
 #define STEP_MAX_STEPS 1024	/* steps of one case, with those the host adds */
 #define STEP_MAX_THREADS 64	/* attr-race THREADS */
 #define STEP_MAX_ROUNDS 100000	/* attr-race ROUNDS */
-#define STEP_MAX_MS 60000	/* update-lookup MS */
+#define STEP_MAX_MS 60000	/* update-lookup and overlap MS */
 
 enum step_id {
 #define STEP(id, name, args, usage, help) STEP_##id,
@@ -50,6 +50,9 @@ struct step {
  * was wrong and what is accepted).
  */
 int step_parse(const char *text, struct step *s, char *why, size_t whylen);
+
+/* The operations of the overlap step, NULL-terminated. */
+extern const char *const overlap_ops[];
 
 /* The step's name as written ("drop-caches"). */
 const char *step_name(enum step_id id);

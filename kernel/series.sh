@@ -176,7 +176,16 @@ export_series() {
 	[ -d "$tree/.git" ] || bad "$tree: not a git tree"
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/flipbed-series.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
-	format "$tree" "$tmp/out"
+	format "$tree" "$tmp/once"
+	# A fixed point: the patches made into commits again, as `tree`
+	# makes them (git mailinfo normalises a message an edit left with
+	# trailing blank lines, say), then formatted: what check expects.
+	git clone -q "$tree" "$tmp/again"
+	git -C "$tmp/again" checkout -q -b again flipbed-base
+	for f in "$tmp/once"/*.patch; do
+		apply_one "$f" "$tmp/again" "$tmp"
+	done
+	format "$tmp/again" "$tmp/out"
 	if [ -f "$series_dir/0000-cover-letter.patch" ]; then
 		cover "$tree" "$series_dir/0000-cover-letter.patch" "$tmp/cover"
 		mv "$tmp/cover" "$series_dir/0000-cover-letter.patch"

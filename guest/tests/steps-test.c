@@ -54,6 +54,7 @@ static void test_accepted(void **state)
 	accepts("mount errors=panic,noload", STEP_MOUNT, 1);
 	accepts("mount journal_path=/dev/vdb,errors=remount-ro", STEP_MOUNT, 1);
 	accepts("crash", STEP_CRASH, 0);
+	accepts("overlap rm /f fallocate /n 500", STEP_OVERLAP, 5);
 	accepts("write /a 5000", STEP_WRITE, 2);
 	accepts("write /a 5000 append", STEP_WRITE, 3);
 	accepts("read /f 8192 /c", STEP_READ, 3);
@@ -78,6 +79,8 @@ static void test_accepted(void **state)
 
 static void test_refused(void **state)
 {
+	refuses("overlap chmod /f stat /n 500", "stat, rm, fallocate, getxattr or setxattr");
+	refuses("overlap rm /f stat /n 60001", "MS 60001 is not what the agent runs");
 	refuses("", "empty step");
 	refuses("frobnicate /a", "accepted: mount, umount");
 	refuses("write /a", "usage: write P BYTES");

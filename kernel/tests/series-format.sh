@@ -5,7 +5,9 @@
 # with git format-patch into a copy of the series, which `check` then finds
 # byte for byte reproducible (the commits' hashes do not depend on the
 # machine or the hour); the copy's patches give the same final tree as the
-# committed ones (the code is unchanged, only the form). Bad input exits 2:
+# committed ones (the code is unchanged, only the form); and the committed
+# series are that output, cover letters' shortlog and diffstat included.
+# Bad input exits 2:
 # an unknown kernel, a kernel without a series, an existing target, a
 # directory that is not such a tree. Groups: quick.
 . "$(dirname "$0")/../../tests/lib.sh"
@@ -43,6 +45,12 @@ for k in patched patched-6.12; do
 	b=$(git -C "$T/$k-again" rev-parse 'HEAD^{tree}')
 	[ "$a" = "$b" ] || fail "$k: the exported series gives another tree ($b, not $a)"
 	ok "$k: the exported series changes the code as the committed one does"
+done
+
+# the committed series themselves: written by export, never by hand
+for k in patched patched-6.12; do
+	"$series" check "$k" > "$T/out" 2>&1 || { cat "$T/out"; fail "$k: the committed series is not format-patch's output (kernel/series.sh export)"; }
+	ok "$k: the committed series is format-patch's output"
 done
 
 # bad input
