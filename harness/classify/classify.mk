@@ -15,3 +15,13 @@ $(eval $(call UNIT_TEST,test-classify,harness/tests/test-classify.c $(CLASSIFY_O
 	$(HARNESS_TEST_CFLAGS)))
 $(eval $(call UNIT_TEST,test-order,harness/tests/test-order.c $(CLASSIFY_OBJS),, \
 	$(HARNESS_TEST_CFLAGS)))
+
+# make bench-order: the order property's cost per case beside the
+# classifier's (harness/bench-order.c), on the golden transcripts.
+$(B)/tests/bin/bench-order: harness/bench-order.c $(CLASSIFY_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(HARNESS_TEST_CFLAGS) -o $@ $^
+BENCHES += bench-order
+.PHONY: bench-order
+bench-order: $(B)/tests/bin/bench-order
+	@$(B)/tests/bin/bench-order $${MEDIAN_CASE:-0.35} $${ROUNDS:-2000} harness/tests/classify/*.log
