@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # make bench-resolve: the data oracle's path lookups, one ext2fs_namei()
 # per path against fb_resolve_paths() (harness/judge/resolve.c), side by
-# side on one image (harness/bench-resolve.c): the image holds FILES files
+# side on one image (harness/judge/bench-resolve.c): the image holds FILES files
 # in one directory (default 4000, as the largest golden fixture does) and
 # 200 in a nested one; every file is looked up.
 set -eu

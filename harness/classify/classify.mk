@@ -17,8 +17,8 @@ $(eval $(call UNIT_TEST,test-order,harness/tests/test-order.c $(CLASSIFY_OBJS),,
 	$(HARNESS_TEST_CFLAGS)))
 
 # make bench-order: the order property's cost per case beside the
-# classifier's (harness/bench-order.c), on the golden transcripts.
-$(B)/tests/bin/bench-order: harness/bench-order.c $(CLASSIFY_OBJS)
+# classifier's (harness/classify/bench-order.c), on the golden transcripts.
+$(B)/tests/bin/bench-order: harness/classify/bench-order.c $(CLASSIFY_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(HARNESS_TEST_CFLAGS) -o $@ $^
 BENCHES += bench-order

@@ -35,7 +35,7 @@ $(eval $(call UNIT_TEST,test-resolve,harness/tests/test-resolve.c harness/judge/
 
 # make bench-resolve: the oracle's lookups, one namei per path against
 # fb_resolve_paths(), side by side (harness/bench-resolve.sh).
-$(B)/tests/bin/bench-resolve: harness/bench-resolve.c harness/judge/resolve.c $(B)/obj/harness/util.o
+$(B)/tests/bin/bench-resolve: harness/judge/bench-resolve.c harness/judge/resolve.c $(B)/obj/harness/util.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(HARNESS_TEST_CFLAGS) $$(pkg-config --cflags ext2fs) -o $@ $^ \
 		$$(pkg-config --libs ext2fs com_err)
