@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# Groups: csum journal crash
 # A journal block that a power cut tore is not a checksum failure. A crash
 # in the middle of a write can leave a block's first sectors new and the
 # rest as it was; jbd2 and ext4's fast-commit replay take such a block for
@@ -60,7 +61,6 @@
 # a descriptor tag that lost JBD2_FLAG_LAST_TAG
 # (scenarios/findings/journal-descriptor-tag-flags.scn,
 # its commit block within the descriptor's reach).
-# Groups: csum journal crash
 . "$(dirname "$0")/lib.sh"
 kt_require patched patched-6.12
 require_built "$B/lib/nbdkit-flipbed-plugin.so" build/lib/nbdkit-flipbed-plugin.so
