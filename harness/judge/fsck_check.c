@@ -123,8 +123,9 @@ static bool orphans_pending(const char *image)
 	ext2_filsys fs;
 	bool pending;
 
-	if (ext2fs_open2(image, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			 unix_io_manager, &fs))
+	/* the superblock alone holds both: no group descriptor is read */
+	if (ext2fs_open2(image, NULL, EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_64BITS |
+			 EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, unix_io_manager, &fs))
 		return true;
 	pending = fs->super->s_last_orphan || ext2fs_has_feature_orphan_present(fs->super);
 	ext2fs_close_free(&fs);
