@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Build one kernel of kernel/kernels.ini (its keys are described there).
 #
-#   kernel/build.sh NAME           build/kernel/NAME/{bzImage,vmlinux,config,source-version}
+#   kernel/build.sh NAME           build/kernel/NAME/{bzImage,vmlinux,config,source-version};
+#                                  for a Debian binary package (source = debian-image:):
+#                                  build/kernel/NAME/{bzImage,config,release,
+#                                  source-version,modules/}, nothing compiled
 #   kernel/build.sh check [NAME]   NAME's series (default: patched's) cut to its first
 #                                  $FLIPBED_SERIES_LIMIT patches, in a tree of its own,
 #                                  build/kernel/check for patched, check-NAME for
@@ -28,6 +31,13 @@
 # obj/kasan), so the kernel's make compiles only what the series changed
 # since the last build there: patched after stock recompiles the files its
 # patches touch, and stock after patched the same files back.
+# A Debian binary kernel package (debian-image:PACKAGE=VERSION) is fetched
+# with apt-get download and unpacked with dpkg-deb -x, never installed: its
+# vmlinuz becomes bzImage, lib/modules/RELEASE becomes modules/, with the
+# modules.dep that depmod -b writes there (the package leaves it to its
+# postinst). flipbed puts the modules the guest needs into its initramfs
+# (harness/kernel_modules.h). A version the archive no longer has stops
+# with a message naming it; a package without a kernel exits 2.
 # JOBS=N sets make -jN (default: every core). FLIPBED_KERNELS_INI=FILE reads
 # another registry.
 set -eu
@@ -122,8 +132,14 @@ path_of() {
 # Everything about kernel $kernel: source, version, tree, series, fragments.
 load() {
 	src=$(get "$kernel" source) ||
-		die "$ini: [$kernel] has no source; give debian:linux-source-X.Y or git:PATH"
+		die "$ini: [$kernel] has no source; give debian:linux-source-X.Y, debian-image:PACKAGE=VERSION or git:PATH"
+	debpkg=
 	case $src in
+	debian-image:?*=?*)
+		debpkg=${src#debian-image:}
+		pkg= tarball= gitdir= patches= fragments=
+		return
+		;;
 	debian:linux-source-[0-9]*)
 		pkg=${src#debian:}
 		tarball=/usr/src/$pkg.tar.xz
@@ -134,7 +150,7 @@ load() {
 		tarball=
 		gitdir=$(path_of "${src#git:}")
 		;;
-	*) die "$ini: [$kernel] source = $src: expected debian:linux-source-X.Y or git:PATH" ;;
+	*) die "$ini: [$kernel] source = $src: expected debian:linux-source-X.Y, debian-image:PACKAGE=VERSION or git:PATH" ;;
 	esac
 	patches=$(get "$kernel" patches || true)
 	[ -n "$patches" ] && patches=$(path_of "$patches")
@@ -154,7 +170,9 @@ inputs() {
 			[ -f "$patches/$p" ] && echo "$patches/$p" | sed "s|^$top/||"
 		done
 	fi
-	if [ -n "$tarball" ]; then
+	if [ -n "$debpkg" ]; then
+		:
+	elif [ -n "$tarball" ]; then
 		echo "$tarball"
 	else
 		# a new commit, checkout or reset moves HEAD and logs it there
@@ -237,6 +255,59 @@ build_tree() {
 	echo "  run it: build/bin/flipbed run SCENARIO --kernel-image build/kernel/$name/vmlinux"
 }
 
+# A Debian binary kernel package, fetched and unpacked into
+# build/kernel/$name; the host installs nothing and loads nothing.
+fetch_package() {
+	pkgname=${debpkg%%=*} pkgver=${debpkg#*=}
+	out=$kb/$name
+	if [ -f "$out/bzImage" ] && [ -f "$out/modules/modules.dep" ] &&
+		[ "$(cat "$out/source-version" 2>/dev/null)" = "$pkgname $pkgver" ]; then
+		touch "$out/bzImage"
+		echo "  UP2DATE $out ($pkgname $pkgver)"
+		return
+	fi
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null && command -v depmod >/dev/null ||
+		die "$name: fetching $pkgname needs apt-get, dpkg-deb and depmod (Debian's apt, dpkg, kmod)"
+	[ -n "$(apt-cache show "$pkgname=$pkgver" 2>/dev/null)" ] ||
+		die "$ini: [$kernel] source = $src: the archive has no $pkgname version $pkgver (after apt-get update, apt-cache madison $pkgname lists what it has; pin one of those)"
+	tmp=$kb/.tmp-$name
+	rm -rf "$tmp"
+	mkdir -p "$tmp/deb"
+	echo "  FETCH   $pkgname $pkgver"
+	# _apt cannot write into build/: download as the caller, quietly
+	if ! (cd "$tmp/deb" && apt-get -q -o APT::Sandbox::User=root download "$pkgname=$pkgver") > "$tmp.log" 2>&1; then
+		sed 's/^/    /' "$tmp.log" >&2
+		rm -rf "$tmp" "$tmp.log"
+		die "$name: apt-get download $pkgname=$pkgver failed"
+	fi
+	echo "  UNPACK  $(basename "$tmp"/deb/*.deb)"
+	dpkg-deb -x "$tmp"/deb/*.deb "$tmp/x" || { rm -rf "$tmp" "$tmp.log"; die "$name: dpkg-deb -x failed"; }
+	rel=$(ls "$tmp/x/lib/modules" 2>/dev/null | head -n 2)
+	if [ -z "$rel" ] || [ "$(echo "$rel" | wc -l)" -ne 1 ] || [ ! -f "$tmp/x/boot/vmlinuz-$rel" ]; then
+		rm -rf "$tmp" "$tmp.log"
+		bad "$ini: [$kernel] source = $src: not a kernel image package (it has no boot/vmlinuz-RELEASE with one lib/modules/RELEASE)"
+	fi
+	echo "  DEPMOD  $rel"
+	depmod -b "$tmp/x" "$rel" >> "$tmp.log" 2>&1 &&
+		[ -s "$tmp/x/lib/modules/$rel/modules.dep" ] || {
+		sed 's/^/    /' "$tmp.log" >&2
+		rm -rf "$tmp" "$tmp.log"
+		die "$name: depmod -b found no modules in $pkgname"
+	}
+	mkdir "$tmp/out"
+	mv "$tmp/x/boot/vmlinuz-$rel" "$tmp/out/bzImage"
+	mv "$tmp/x/boot/config-$rel" "$tmp/out/config" 2>/dev/null || true
+	mv "$tmp/x/lib/modules/$rel" "$tmp/out/modules"
+	echo "$rel" > "$tmp/out/release"
+	echo "$pkgname $pkgver" > "$tmp/out/source-version"
+	# make's target: dpkg-deb keeps the package's times, older than kernels.ini
+	touch "$tmp/out/bzImage"
+	rm -rf "$out"
+	mv "$tmp/out" "$out"
+	rm -rf "$tmp" "$tmp.log"
+	echo "  DONE    $out/bzImage ($rel, $(du -sm "$out" | cut -f1) MiB)"
+}
+
 case ${1:-} in
 --tree)
 	tdir=${2:-}
@@ -270,7 +341,7 @@ check)
 	known "$of" || usage "check: unknown kernel '$of'"
 	kernel=$of
 	load
-	[ -n "$patches" ] || die "check $of: $of has no patch series"
+	[ -z "$debpkg" ] && [ -n "$patches" ] || die "check $of: $of has no patch series"
 	name=check
 	[ "$of" = patched ] || name=check-$of
 	tree=$name objdir=$name
@@ -283,6 +354,15 @@ check)
 	known "$kernel" || usage "unknown kernel '$kernel'"
 	load
 	name=$kernel
+	if [ -n "$debpkg" ]; then
+		mkdir -p "$kb"
+		if [ -z "${FLIPBED_KERNEL_LOCKED:-}" ]; then
+			export FLIPBED_KERNEL_LOCKED=1
+			exec flock "$kb/.lock-$name" "$0" "$@"
+		fi
+		fetch_package
+		exit 0
+	fi
 	tree=$(tree_of "$kernel")
 	objdir=$(objdir_of "$kernel")
 	;;

@@ -6,7 +6,10 @@
 # `make kernels-6.12` builds stock-6.12 and patched-6.12 (linux-source-6.12,
 # kernel/patches-6.12/) and `make check-6.12` boots them with a few
 # scenarios (kernel/smoke.sh); `make` leaves them out, `make check` builds
-# them for the ci matrix (kernel/tests/tests.mk). See kernel/README.md.
+# them for the ci matrix (kernel/tests/tests.mk). `make kernels-debian`
+# fetches Debian's binary kernels debian-6.1 and debian-6.12 (apt-get
+# download, nothing installed or compiled); `make check` fetches them for
+# kernel/tests/debian-kernels.sh. See kernel/README.md.
 
 KERNEL_NAMES := $(shell kernel/build.sh --list)
 KERNEL_VARIANTS := stock patched
@@ -14,9 +17,10 @@ ifeq ($(KASAN),1)
 KERNEL_VARIANTS += kasan
 endif
 KERNELS_6_12 := stock-6.12 patched-6.12
+KERNELS_DEBIAN := debian-6.1 debian-6.12
 
 PACKAGES += linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev \
-	xz-utils cpio perl python3 qemu-system-x86 qemu-utils
+	xz-utils cpio perl python3 qemu-system-x86 qemu-utils apt dpkg kmod
 
 ALL += $(foreach v,$(KERNEL_VARIANTS),$(B)/kernel/$(v)/bzImage)
 
@@ -36,10 +40,11 @@ $(B)/kernel/patched/bzImage: | $(B)/kernel/stock/bzImage
 $(B)/kernel/kasan/bzImage: | $(B)/kernel/patched/bzImage
 $(B)/kernel/patched-6.12/bzImage: | $(B)/kernel/stock-6.12/bzImage
 
-.PHONY: kernels kasan kernels-6.12 check-6.12 check-patches
+.PHONY: kernels kasan kernels-6.12 kernels-debian check-6.12 check-patches
 kernels: $(foreach v,$(KERNEL_VARIANTS),$(B)/kernel/$(v)/bzImage)
 kasan: $(B)/kernel/kasan/bzImage
 kernels-6.12: $(foreach k,$(KERNELS_6_12),$(B)/kernel/$(k)/bzImage)
+kernels-debian: $(foreach k,$(KERNELS_DEBIAN),$(B)/kernel/$(k)/bzImage)
 
 # A boot and a few scenarios on each 6.12 kernel, beside (not in) make check.
 check-6.12: kernels-6.12 $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz \

@@ -8,6 +8,8 @@ TESTS += $(call SHELL_TESTS,kernel/tests)
 # ci matrix runs (harness/tests/matrix-ci.sh).
 CHECK_NEEDS += $(B)/kernel/kasan/bzImage \
 	$(foreach k,$(KERNELS_6_12),$(B)/kernel/$(k)/bzImage)
+# Debian's binary kernels, fetched (not built) for debian-kernels.sh
+CHECK_NEEDS += $(foreach k,$(KERNELS_DEBIAN),$(B)/kernel/$(k)/bzImage)
 PACKAGES += e2fsprogs python3
 
 # Create/unlink 10000 files on stock, patched and patched+csum_retry.
