@@ -299,6 +299,8 @@ int main(void)
 	int more, e;
 
 	setup();
+	/* a kernel whose drivers are modules: the channel and disks come now */
+	modules_load();
 	wait_for(CHANNEL);
 	if (chan_open(CHANNEL))
 		die("open " CHANNEL);

@@ -2,7 +2,8 @@
 /*
  * The guest agent's internal surface (one file per job: chan.c talks to the
  * host, kmsg.c forwards kernel messages, ops.c runs steps, race.c the
- * concurrent ones, fds.c the descriptors kept across steps, pattern.c
+ * concurrent ones, fds.c the descriptors kept across steps, modules.c
+ * loads a modular kernel's drivers, pattern.c
  * makes file contents, fserror.c watches for
  * ext4's error reports, bioread.c sees how the kernel read the target). The protocol is described in README.md.
  */
@@ -21,6 +22,9 @@
 
 /* Not an errno: a step found content or a size other than the pattern's. */
 #define EBADDATA 1000
+
+/* modules.c: load the initramfs's modules, if any; a failure reboots. */
+void modules_load(void);
 
 /* agent.c: the disk under test of the current case ("/dev/vda" alone). */
 const char *agent_disk(void);

@@ -27,14 +27,16 @@ struct need {
 	const char *needle;	/* a string the option compiles into the kernel */
 	const char *what;	/* what flipbed uses it for */
 	const char *option;	/* the kernel option that provides it */
+	bool modular;		/* --modules may give it (kernel_modules.c loads it) */
 };
 
 static const struct need needs[] = {
-	{ "virtio-mmio", "the virtio-mmio transport of QEMU's microvm", "CONFIG_VIRTIO_MMIO=y" },
-	{ "virtio_blk", "the virtio block driver (the disk under test)", "CONFIG_VIRTIO_BLK=y" },
-	{ "virtio_console", "the virtio console (the guest agent's channel)", "CONFIG_VIRTIO_CONSOLE=y" },
-	{ "serial8250", "the 8250 serial console (the kernel's messages)", "CONFIG_SERIAL_8250_CONSOLE=y" },
-	{ "EXT4-fs", "ext4", "CONFIG_EXT4_FS=y" },
+	{ "virtio-mmio", "the virtio-mmio transport of QEMU's microvm", "CONFIG_VIRTIO_MMIO=y", true },
+	{ "virtio_blk", "the virtio block driver (the disk under test)", "CONFIG_VIRTIO_BLK=y", true },
+	{ "virtio_console", "the virtio console (the guest agent's channel)", "CONFIG_VIRTIO_CONSOLE=y", true },
+	/* the console prints before /init can load anything */
+	{ "serial8250", "the 8250 serial console (the kernel's messages)", "CONFIG_SERIAL_8250_CONSOLE=y", false },
+	{ "EXT4-fs", "ext4", "CONFIG_EXT4_FS=y", true },
 };
 
 /* "flipbed: --kernel-image PATH: " and the message; -1. */
@@ -94,7 +96,7 @@ static bool has_pvh_note(const unsigned char *p, size_t len)
 }
 
 /* The tool that unpacks a payload starting with these bytes, or NULL. */
-static const char *unpacker(const unsigned char *p, size_t len)
+const char *fb_unpacker(const unsigned char *p, size_t len)
 {
 	static const struct {
 		const char *magic;
@@ -116,14 +118,8 @@ static const char *unpacker(const unsigned char *p, size_t len)
 	return NULL;
 }
 
-/*
- * Unpack the LEN bytes at P with TOOL -dc into a buffer (at most
- * MAX_UNPACKED): its length, or 0 after a message. The kernel appends the
- * unpacked size after the stream, which some tools call trailing garbage
- * and exit non-zero for: what counts is that the output is an ELF image.
- */
-static size_t unpack(const char *path, const char *tool, const unsigned char *p, size_t len,
-		     unsigned char **ret)
+size_t fb_unpack(const char *who, const char *tool, const unsigned char *p, size_t len,
+		 size_t max, unsigned char **ret)
 {
 	int in[2], out[2], status;
 	size_t n = 0, cap = 1 << 20;
@@ -132,10 +128,10 @@ static size_t unpack(const char *path, const char *tool, const unsigned char *p,
 	pid_t pid;
 
 	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
-		return complain(path, "pipe: %s", strerror(errno)), 0;
+		return fb_bad_input(who, "pipe: %s", strerror(errno)), 0;
 	pid = fork();
 	if (pid < 0)
-		return complain(path, "fork: %s", strerror(errno)), 0;
+		return fb_bad_input(who, "fork: %s", strerror(errno)), 0;
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
@@ -167,7 +163,7 @@ static size_t unpack(const char *path, const char *tool, const unsigned char *p,
 		ssize_t r;
 
 		if (n == cap) {
-			if (cap >= MAX_UNPACKED) {
+			if (cap >= max) {
 				too_big = true;
 				break;
 			}
@@ -191,18 +187,18 @@ static size_t unpack(const char *path, const char *tool, const unsigned char *p,
 	waitpid(pid, &status, 0);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		free(buf);
-		return complain(path, "its payload is %s-compressed and %s is not installed; install it to check the image",
-				tool, tool), 0;
+		return fb_bad_input(who, "it is %s-compressed and %s is not installed; install it",
+				    tool, tool), 0;
 	}
 	if (too_big) {
 		free(buf);
-		return complain(path, "its payload unpacks to more than %u MiB: not a kernel",
-				MAX_UNPACKED >> 20), 0;
+		return fb_bad_input(who, "its %s-compressed contents unpack to more than %zu MiB",
+				    tool, max >> 20), 0;
 	}
 	if (n < SELFMAG || memcmp(buf, ELFMAG, SELFMAG)) {
 		free(buf);
-		return complain(path, "its %s-compressed payload does not unpack to an ELF kernel image",
-				tool), 0;
+		return fb_bad_input(who, "its %s-compressed contents do not unpack to an ELF file",
+				    tool), 0;
 	}
 	*ret = buf;
 	return n;
@@ -237,11 +233,14 @@ static const unsigned char *kernel_of(const char *path, const unsigned char *p, 
 		if ((p[0x206] | p[0x207] << 8) < 0x208 || start > len || plen > len - start || !plen)
 			return complain(path, "a bzImage without a payload this check can find (boot protocol 2.08 or later)"),
 			       NULL;
-		tool = unpacker(p + start, plen);
+		tool = fb_unpacker(p + start, plen);
 		if (!tool)
 			return complain(path, "a bzImage whose payload compression is not one of gzip, xz, zstd, lz4, bzip2, lzma, lzo"),
 			       NULL;
-		*ret_len = unpack(path, tool, p + start, plen, ret_owned);
+		char who[strlen(path) + 64];
+
+		snprintf(who, sizeof(who), "flipbed: --kernel-image %s: its payload", path);
+		*ret_len = fb_unpack(who, tool, p + start, plen, MAX_UNPACKED, ret_owned);
 		if (!*ret_len)
 			return NULL;
 		ret->format = "bzImage";
@@ -269,7 +268,7 @@ static void find_release(const unsigned char *k, size_t len, char *buf, size_t s
 	}
 }
 
-int fb_kernel_image_check(const char *path, struct fb_kernel_image *ret)
+int fb_kernel_image_check(const char *path, bool modules, struct fb_kernel_image *ret)
 {
 	unsigned char *owned = NULL;
 	const unsigned char *k;
@@ -296,7 +295,13 @@ int fb_kernel_image_check(const char *path, struct fb_kernel_image *ret)
 		for (size_t i = 0; i < sizeof(needs) / sizeof(*needs); i++) {
 			if (memmem(k, klen, needs[i].needle, strlen(needs[i].needle)))
 				continue;
-			complain(path, "lacks %s: build it with %s", needs[i].what, needs[i].option);
+			/* --modules DIR: kernel_modules.c finds it there or says so */
+			if (modules && needs[i].modular) {
+				ret->lacking++;
+				continue;
+			}
+			complain(path, "lacks %s: build it with %s%s", needs[i].what, needs[i].option,
+				 needs[i].modular ? ", or give its modules with --modules DIR" : "");
 			missing++;
 		}
 		ret->csum_lines = memmem(k, klen, "csum-error", 10) != NULL;

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <ini.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,9 @@
 
 #include "kernels.h"
 #include "kernel_image.h"
+#include "kernel_modules.h"
 #include "kernels_ini.h"
+#include "paths.h"
 #include "util.h"
 
 #define MAX_KERNELS 32
@@ -142,6 +145,14 @@ static void set_str(struct reader *r, const char *key, const char **dst, const c
 		*dst = xstrdup(value);
 }
 
+/* debian-image:PACKAGE=VERSION: a binary package, its drivers modules */
+static bool image_source(const char *value)
+{
+	const char *spec = value + 13, *eq = strchr(spec, '=');
+
+	return !strncmp(value, "debian-image:", 13) && eq && eq > spec && eq[1];
+}
+
 static int on_entry(void *user, const char *sec, const char *key, const char *value)
 {
 	struct reader *r = user;
@@ -157,8 +168,10 @@ static int on_entry(void *user, const char *sec, const char *key, const char *va
 	if (!e)
 		return 1;
 	if (!strcmp(key, "source")) {
-		if (strncmp(value, "debian:linux-source-", 20) && (strncmp(value, "git:", 4) || !value[4]))
-			bad(r, r->line, "source = %s: expected debian:linux-source-X.Y or git:PATH", value);
+		if (strncmp(value, "debian:linux-source-", 20) && (strncmp(value, "git:", 4) || !value[4]) &&
+		    !image_source(value))
+			bad(r, r->line, "source = %s: expected debian:linux-source-X.Y, debian-image:PACKAGE=VERSION or git:PATH",
+			    value);
 		set_str(r, key, &e->k.source, value);
 	} else if (!strcmp(key, "patches")) {
 		set_str(r, key, (const char **)&e->patches, value);
@@ -228,8 +241,14 @@ static void complete(struct reader *r, struct entry *e)
 		e->k.make_target = xstrdup(t);
 	}
 	if (!e->k.source)
-		bad(r, e->line, "[%s]: no source; give debian:linux-source-X.Y or git:PATH", e->k.name);
-	if (!e->config)
+		bad(r, e->line, "[%s]: no source; give debian:linux-source-X.Y, debian-image:PACKAGE=VERSION or git:PATH",
+		    e->k.name);
+	if (e->k.source && image_source(e->k.source)) {
+		char dir[PATH_MAX];
+
+		snprintf(dir, sizeof(dir), "%s/kernel/%s/modules", build_dir(), e->k.name);
+		e->k.modules = xstrdup(dir);
+	} else if (!e->config)
 		bad(r, e->line, "[%s]: no config; give fragments of kernel/config/", e->k.name);
 	if (!e->k.image)
 		bad(r, e->line, "[%s]: no image; give vmlinux or bzImage", e->k.name);
@@ -293,9 +312,39 @@ int fb_kernels_load(void)
 	return result;
 }
 
+static char *added;		/* --kernel-image's path, absolute */
+static char *modules_dir;	/* --modules DIR */
+static int image_lacking;	/* its drivers not built in, for --modules */
+
+int fb_kernel_add_modules(const char *dir)
+{
+	if (modules_dir && strcmp(modules_dir, dir)) {
+		fprintf(stderr, "flipbed: --modules %s: one folder per command (already %s)\n",
+			dir, modules_dir);
+		return -1;
+	}
+	modules_dir = xstrdup(dir);
+	return 0;
+}
+
+int fb_kernel_image_finish(void)
+{
+	struct fb_kernel *k = (struct fb_kernel *)fb_kernel_find("image");
+	struct fb_kernel_image img;
+
+	if (!modules_dir)
+		/* the image's check deferred what a module may give: say it now */
+		return !added || !image_lacking ? 0 : (fb_kernel_image_check(added, false, &img), -1);
+	if (!added || !k) {
+		fprintf(stderr, "flipbed: --modules %s: the modules of --kernel-image's kernel; give --kernel-image too\n",
+			modules_dir);
+		return -1;
+	}
+	return fb_modules_attach(k, modules_dir);
+}
+
 int fb_kernel_add_image(const char *path, const char **ret_name)
 {
-	static char *added;
 	struct fb_kernel_image img;
 	struct fb_kernel *k;
 	char *abs;
@@ -324,8 +373,10 @@ int fb_kernel_add_image(const char *path, const char **ret_name)
 			path, MAX_KERNELS);
 		return -1;
 	}
-	if (fb_kernel_image_check(path, &img))
+	/* what a module may give is left to fb_kernel_image_finish() */
+	if (fb_kernel_image_check(path, true, &img))
 		return -1;
+	image_lacking = img.lacking;
 	abs = realpath(path, NULL);
 	if (!abs) {
 		fprintf(stderr, "flipbed: --kernel-image %s: %s\n", path, strerror(errno));

@@ -26,6 +26,9 @@ struct fb_kernel {
 	const char *path;	/* --kernel-image: the image itself (absolute), NULL
 				   for a kernel of the registry (build/kernel/NAME/) */
 	const char *release;	/* --kernel-image: the release its banner names */
+	const char *modules;	/* the folder of its modules (lib/modules/RELEASE):
+				   build/kernel/NAME/modules for a debian-image
+				   source, --modules DIR; NULL: all built in */
 };
 
 /* The registry, in file order; filled by fb_kernels_load(). */
@@ -48,6 +51,20 @@ int fb_kernels_load(void);
  * with another PATH is refused.
  */
 int fb_kernel_add_image(const char *path, const char **ret_name);
+
+/*
+ * `--modules DIR`: the modules of --kernel-image's kernel, a folder
+ * lib/modules/RELEASE (or a root holding one); given before or after
+ * --kernel-image. 0, or -1 after a message (exit 2).
+ */
+int fb_kernel_add_modules(const char *dir);
+
+/*
+ * After a command's options: --kernel-image's kernel with its --modules
+ * (kernel_modules.h resolves them now), or without, when every driver it
+ * needs is built in. 0, or -1 after naming what is wrong (exit 2).
+ */
+int fb_kernel_image_finish(void);
 
 /* The kernel called NAME, or NULL. */
 const struct fb_kernel *fb_kernel_find(const char *name);

@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "kernels.h"
+#include "kernel_modules.h"
 #include "paths.h"
 #include "guest/steps.h"
 #include "boot/nbd.h"
@@ -50,7 +51,8 @@ struct boot {
 
 static void help(void)
 {
-	printf("usage: flipbed boot [--kernel NAME | --kernel-image PATH] --image IMAGE [--step 'STEP']...\n"
+	printf("usage: flipbed boot [--kernel NAME | --kernel-image PATH [--modules DIR]] --image IMAGE\n"
+	       "                    [--step 'STEP']...\n"
 	       "                    [--timeout S] [--rule 'RULE']... [--rule-at NAME 'RULE']...\n"
 	       "                    [--faultlog FILE] [--writelog FILE] [--source IMAGE] [--console]\n"
 	       "                    [--cpus N]\n"
@@ -58,7 +60,8 @@ static void help(void)
 	       "under QEMU with IMAGE as /dev/vda, runs the steps in the guest agent,\n"
 	       "streams step results and kernel messages.\n"
 	       "--kernel-image boots a vmlinux or bzImage built elsewhere, once it is checked\n"
-	       "for virtio-mmio, virtio-blk, the virtio console, the 8250 console and ext4.\n"
+	       "for virtio-mmio, virtio-blk, the virtio console, the 8250 console and ext4;\n"
+	       "--modules DIR gives those it has as modules (lib/modules/RELEASE).\n"
 	       "--source attaches another ext4 image read-only as /dev/vdb for 'copy-source'.\n"
 	       "--writelog FILE records every write, zero, trim and flush that reaches IMAGE\n"
 	       "(the plugin's write log; flipbed-replay rebuilds IMAGE at any flush from it).\n"
@@ -84,6 +87,7 @@ static int parse_args(struct boot *b, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "kernel-image", required_argument, NULL, 'K' },
+		{ "modules", required_argument, NULL, 'M' },
 		{ "image", required_argument, NULL, 'i' },
 		{ "step", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -107,6 +111,10 @@ static int parse_args(struct boot *b, int argc, char **argv)
 		case 'k': b->variant = optarg; break;
 		case 'K':
 			if (fb_kernel_add_image(optarg, &b->variant))
+				return EXIT_BADINPUT;
+			break;
+		case 'M':
+			if (fb_kernel_add_modules(optarg))
 				return EXIT_BADINPUT;
 			break;
 		case 'i': b->image = optarg; break;
@@ -158,6 +166,8 @@ static int parse_args(struct boot *b, int argc, char **argv)
 	if (optind < argc)
 		return fb_bad_input("flipbed boot", "unexpected argument '%s'; steps are given with --step 'STEP'",
 				    argv[optind]);
+	if (fb_kernel_image_finish())
+		return EXIT_BADINPUT;
 	return 0;
 }
 
@@ -275,6 +285,11 @@ static int check_built(struct boot *b, char *kernel, char *initrd, char *plugin)
 	if (access(initrd, R_OK))
 		return fb_bad_input("flipbed boot", "%s is not built; build it with 'make %s'",
 				    initrd, "build/guest/initramfs.cpio.gz");
+	if (!fb_modules_initrd(k, initrd, PATH_MAX))
+		return EXIT_BADINPUT;
+	if (access(initrd, R_OK))
+		return fb_bad_input("flipbed boot", "%s is not built; build it with 'make %s'",
+				    initrd, "build/guest/initramfs.cpio.gz");
 	fb_path_plugin(plugin, PATH_MAX);
 	if (access(plugin, R_OK)) {
 		*plugin = '\0';
@@ -388,6 +403,7 @@ static int boot(struct boot *b, const char *kernel, const char *initrd,
 		.kernel = kernel, .initrd = initrd, .disk_sock = b->nbd.sock, .dir = dir,
 		.source = b->source,
 		.mem_mb = fb_kernel_find(b->variant)->mem_mb, .cpus = b->cpus,
+		.pci = fb_kernel_find(b->variant)->modules != NULL,
 		.timeout = b->timeout, .steps = b->steps, .nsteps = b->nsteps,
 		.peer = &b->nbd.proc,
 	};

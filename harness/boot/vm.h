@@ -11,6 +11,7 @@
 #ifndef FLIPBED_VM_H
 #define FLIPBED_VM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "boot/proc.h"
@@ -51,6 +52,8 @@ struct fb_vm_config {
 	const char *source;	/* NULL, or an image attached read-only as /dev/vdb */
 	const char *dir;	/* private directory: agent socket, qemu.log */
 	int mem_mb;		/* 256; KASAN kernels need 512 */
+	bool pci;		/* a kernel with modules (kernel_modules.h): QEMU's pc
+				 * machine with virtio over PCI, not microvm */
 	int cpus;		/* vCPUs: 0 or 1, one; more run as threads of
 				 * their own (multi-threaded TCG), for races */
 	double timeout;		/* seconds from QEMU's start to the first "done" */

@@ -55,6 +55,7 @@ static void usage(FILE *f)
 "       flipbed campaign --title LOG   (a finding's title from a dmesg.txt or transcript.log)\n"
 "  --kernel K          kasan (default when build/kernel/kasan is built), patched, stock\n"
 "  --kernel-image PATH a vmlinux or bzImage built elsewhere, as kernel 'image', instead\n"
+"  --modules DIR       its modules (lib/modules/RELEASE, with modules.dep)\n"
 "  --types T,...       object types to corrupt (default: every type a recipe holds)\n"
 "  --timing T,...      rest, read, read-sticky, write (default rest,read,write)\n"
 "  --bits 1..K         flip 1 to K bits per case (default 1..4; --bits K is the same)\n"
@@ -149,6 +150,7 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		{ "count", required_argument, NULL, 'n' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "kernel-image", required_argument, NULL, 'I' },
+		{ "modules", required_argument, NULL, 'M' },
 		{ "types", required_argument, NULL, 'T' },
 		{ "timing", required_argument, NULL, 't' },
 		{ "bits", required_argument, NULL, 'b' },
@@ -183,6 +185,10 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 				return -1;
 			}
 			a->have_seed = true;
+			break;
+		case 'M':
+			if (fb_kernel_add_modules(optarg))
+				return -1;
 			break;
 		case 'n':
 			if (parse_number("--count", optarg, 1, 99999, &v) || v != (int)v)
@@ -271,6 +277,8 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		fprintf(stderr, "flipbed campaign: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (fb_kernel_image_finish())
+		return -1;
 	if (a->minimize || a->title)
 		return 0;
 	if (!a->have_seed || !a->o.count) {

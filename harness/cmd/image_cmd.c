@@ -46,6 +46,7 @@ static void usage(FILE *f)
 "usage: flipbed image IMAGE [options]\n"
 "  --kernel K[,K]     kernels (default: stock,patched)\n"
 "  --kernel-image PATH  also a vmlinux or bzImage built elsewhere, as kernel 'image'\n"
+"  --modules DIR      its modules (lib/modules/RELEASE, with modules.dep)\n"
 "  --workload W       walk (default: mount, walk the tree, read every file),\n"
 "                     mount-only, or guest steps joined by ';' ('mount;ls /;stat /a')\n"
 "  --expect F=V,...   expectation: detect, reaction, fsck, data, warning (default: any)\n"
@@ -62,6 +63,7 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "kernel-image", required_argument, NULL, 'I' },
+		{ "modules", required_argument, NULL, 'M' },
 		{ "workload", required_argument, NULL, 'w' },
 		{ "expect", required_argument, NULL, 'e' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -92,6 +94,10 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 			a->kernel = a->kernels;
 			break;
 		}
+		case 'M':
+			if (fb_kernel_add_modules(optarg))
+				return -1;
+			break;
 		case 'w':
 			a->workload = optarg;
 			break;
@@ -128,6 +134,8 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 		usage(stderr);
 		return -1;
 	}
+	if (fb_kernel_image_finish())
+		return -1;
 	a->image = argv[optind];
 	return 0;
 }

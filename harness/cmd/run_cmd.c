@@ -55,6 +55,8 @@ static void usage(FILE *f, const char *cmd)
 "  --kernel-image PATH  also run a vmlinux or bzImage built elsewhere, as kernel\n"
 "                   'image' (checked first; patched's expectations if it prints\n"
 "                   the csum-error lines, stock's otherwise)\n"
+"  --modules DIR    its modules (lib/modules/RELEASE, with modules.dep): the\n"
+"                   drivers it does not build in, loaded by the guest\n"
 "  --jobs N         cases at a time (default: number of cores)\n"
 "  --batch N        at most N cases per boot, each on its own disk (1 to 7;\n"
 "                   default 7; 1: a boot per case); [scenario] batch = no\n"
@@ -223,6 +225,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "kernel-image", required_argument, NULL, 'I' },
+		{ "modules", required_argument, NULL, 'M' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "filter", required_argument, NULL, 'f' },
@@ -260,6 +263,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 				return -1;
 			break;
 		}
+		case 'M':
+			if (fb_kernel_add_modules(optarg))
+				return -1;
+			break;
 		case 'j':
 			if (fb_opt_jobs(argv[0], optarg, &a->jobs))
 				return -1;
@@ -339,6 +346,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			return -1;
 		}
 	}
+	if (fb_kernel_image_finish())
+		return -1;
 	if (a->kernels[0])
 		a->sel.kernels = a->kernels;
 	a->sel.sets = a->sets;

@@ -41,6 +41,7 @@
 #include "judge/durable.h"
 #include "guest/steps.h"
 #include "kernels.h"
+#include "kernel_modules.h"
 #include "options.h"
 #include "paths.h"
 #include "judge/fsck.h"
@@ -224,6 +225,11 @@ static int boot(struct bootctx *b, const char *image, const char *log, struct fb
 			 strerror(errno));
 		return -1;
 	}
+	vc.initrd = fb_modules_initrd(k, initrd, sizeof(initrd));
+	if (!vc.initrd) {
+		snprintf(b->why, sizeof(b->why), "kernel %s: its modules: see the messages before", k->name);
+		goto out;
+	}
 	nc.plugin = fb_path_plugin(plugin, sizeof(plugin));
 	if (fb_nbd_start(&nbd, &nc, b->why, sizeof(b->why)))
 		goto out;
@@ -233,10 +239,10 @@ static int boot(struct bootctx *b, const char *image, const char *log, struct fb
 		goto out;
 	}
 	vc.kernel = fb_path_kernel(k, kernel, sizeof(kernel));
-	vc.initrd = fb_path_initrd(initrd, sizeof(initrd));
 	vc.disk_sock = nbd.sock;
 	vc.dir = priv;
 	vc.mem_mb = k->mem_mb;
+	vc.pci = k->modules != NULL;
 	vc.timeout = b->w->s->timeout;
 	vc.steps = b->steps;
 	vc.nsteps = b->nsteps;
@@ -949,6 +955,8 @@ static int check_input(const struct fb_scenario *s, const char *const *kernels, 
 		if (access(fb_path_kernel(k, path, sizeof(path)), R_OK))
 			return fb_bad_input("flipbed crash", "kernel '%s' is not built (%s missing); build it with 'make %s'",
 					    k->name, path, k->make_target);
+		if (!fb_modules_initrd(k, path, sizeof(path)))
+			return EXIT_BADINPUT;
 	}
 	if (access(fb_path_plugin(path, sizeof(path)), R_OK))
 		return fb_bad_input("flipbed crash", "%s is not built (the write log needs the flipbed plugin); run 'make'",

@@ -45,6 +45,7 @@
 #include "boot/vm.h"
 #include "classify/split.h"
 #include "kernels.h"
+#include "kernel_modules.h"
 #include "paths.h"
 #include "run/batch.h"
 #include "run/casectx.h"
@@ -387,7 +388,15 @@ static int boot_batch(struct casectx *all, int *order, int n, int boot_no, const
 		x->log = b.log;
 	}
 	fb_path_kernel(k, kernel, sizeof(kernel));
-	fb_path_initrd(initrd, sizeof(initrd));
+	if (!fb_modules_initrd(k, initrd, sizeof(initrd))) {
+		for (int i = 0; i < b.n; i++) {
+			case_set_infra(&all[b.order[i]], "kernel %s: its modules: see the messages before",
+				       k->name);
+			fb_nbd_stop(&all[b.order[i]].nbd);
+		}
+		fclose(b.log);
+		return n;
+	}
 	vc.kernel = kernel;
 	vc.initrd = initrd;
 	vc.disks = disks;
@@ -396,6 +405,7 @@ static int boot_batch(struct casectx *all, int *order, int n, int boot_no, const
 	vc.watch = *all[b.order[0]].watch ? all[b.order[0]].watch : NULL;
 	vc.dir = priv;
 	vc.mem_mb = k->mem_mb;
+	vc.pci = k->modules != NULL;
 	vc.timeout = all[b.order[0]].s->timeout;
 	vc.steps = all[b.order[0]].steps;
 	vc.nsteps = all[b.order[0]].nsteps;

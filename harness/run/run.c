@@ -37,6 +37,7 @@
 #include "util.h"
 #include "paths.h"
 #include "kernels.h"
+#include "kernel_modules.h"
 #include "run/batch.h"
 
 struct worker {
@@ -66,6 +67,11 @@ static int check_built(const struct fb_case_specs *cases)
 		if (access(fb_path_kernel(k, path, sizeof(path)), R_OK)) {
 			fprintf(stderr, "flipbed: kernel '%s' is not built (%s); run 'make %s'\n",
 				k->name, path, k->make_target);
+			bad++;
+			break;
+		}
+		/* made here, before the workers, who find it made */
+		if (!fb_modules_initrd(k, path, sizeof(path))) {
 			bad++;
 			break;
 		}

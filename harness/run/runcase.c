@@ -43,6 +43,7 @@
 #include "util.h"
 #include "paths.h"
 #include "kernels.h"
+#include "kernel_modules.h"
 
 
 
@@ -778,7 +779,10 @@ static int boot_case(struct casectx *x, struct fb_vm_result *vr, double *t_boot,
 	const struct fb_kernel *k = fb_kernel_find(x->c->kernel);
 
 	fb_path_kernel(k, kernel, sizeof(kernel));
-	fb_path_initrd(initrd, sizeof(initrd));
+	if (!fb_modules_initrd(k, initrd, sizeof(initrd))) {
+		case_set_infra(x, "kernel %s: its modules: see the messages before", k->name);
+		return -1;
+	}
 	if (case_start_disk(x))
 		return -1;
 	vc.kernel = kernel;
@@ -786,6 +790,7 @@ static int boot_case(struct casectx *x, struct fb_vm_result *vr, double *t_boot,
 	vc.disk_sock = x->nbd.sock;
 	vc.dir = x->priv;
 	vc.mem_mb = k->mem_mb;
+	vc.pci = k->modules != NULL;
 	vc.timeout = x->s->timeout;
 	vc.watch = *x->watch ? x->watch : NULL;
 	vc.steps = x->steps;
