@@ -74,7 +74,11 @@ void modules_load(void)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || (syscall(SYS_finit_module, fd, params, 0) && errno != EEXIST)) {
 			/* harness/boot/vm.c knows this line */
-			fprintf(stderr, "flipbed-agent: module %s (%s): %s\n", name, path, strerror(errno));
+			int e = errno;
+
+			/* finit_module's ENOENT is a symbol no module loaded before exports */
+			fprintf(stderr, "flipbed-agent: module %s (%s): %s%s\n", name, path, strerror(e),
+				fd >= 0 && e == ENOENT ? " (an unknown symbol: is a dependency missing from modules.dep?)" : "");
 			sync();
 			reboot(RB_AUTOBOOT);
 			_exit(1);

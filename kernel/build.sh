@@ -36,8 +36,8 @@
 # vmlinuz becomes bzImage, lib/modules/RELEASE becomes modules/, with the
 # modules.dep that depmod -b writes there (the package leaves it to its
 # postinst). flipbed puts the modules the guest needs into its initramfs
-# (harness/kernel_modules.h). A version the archive no longer has stops
-# with a message naming it; a package without a kernel exits 2.
+# (harness/kernel_modules.h). A version the archive does not have, and a
+# package without a kernel, exit 2 naming it.
 # JOBS=N sets make -jN (default: every core). FLIPBED_KERNELS_INI=FILE reads
 # another registry.
 set -eu
@@ -269,7 +269,7 @@ fetch_package() {
 	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null && command -v depmod >/dev/null ||
 		die "$name: fetching $pkgname needs apt-get, dpkg-deb and depmod (Debian's apt, dpkg, kmod)"
 	[ -n "$(apt-cache show "$pkgname=$pkgver" 2>/dev/null)" ] ||
-		die "$ini: [$kernel] source = $src: the archive has no $pkgname version $pkgver (after apt-get update, apt-cache madison $pkgname lists what it has; pin one of those)"
+		bad "$ini: [$kernel] source = $src: the archive has no $pkgname version $pkgver (after apt-get update, apt-cache madison $pkgname lists what it has; pin one of those)"
 	tmp=$kb/.tmp-$name
 	rm -rf "$tmp"
 	mkdir -p "$tmp/deb"
