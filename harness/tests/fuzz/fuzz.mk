@@ -26,13 +26,14 @@ HF_FLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wno-unused-parameter \
 
 HF_SCENARIO_SRCS := $(addprefix harness/,scenario/scenario.c scenario/expr.c scenario/matrix.c \
 	scenario/vocab.c scenario/computed.c scenario/csum_first.c util.c outcome.c kernels.c \
+	kernel_modules.c paths.c \
 	kernel_image.c) guest/steps.c $(HF)/fuzz.c
 HF_SRCS_scenario := $(HF_SCENARIO_SRCS) $(HF)/fuzz-scenario.c
 HF_SRCS_matrix := $(HF_SCENARIO_SRCS) $(HF)/fuzz-matrix.c
 HF_SRCS_classify := $(addprefix harness/,classify/classify.c classify/klog.c \
 	classify/attrib.c outcome.c util.c report/report_dmesg.c) $(HF)/fuzz-classify.c
 HF_SRCS_runload := $(REPORT_SRCS) $(addprefix harness/,util.c outcome.c \
-	kernels.c kernel_image.c html.c classify/klog.c classify/order.c witness/fserror_report.c \
+	kernels.c kernel_image.c kernel_modules.c paths.c html.c classify/klog.c classify/order.c witness/fserror_report.c \
 	witness/bioread_report.c) $(HF)/fuzz.c $(HF)/fuzz-runload.c
 HF_SRCS_steps := guest/steps.c $(HF)/fuzz-steps.c
 # The object types a scenario names come from the corruptor library, linked
