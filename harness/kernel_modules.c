@@ -386,7 +386,10 @@ int fb_modules_attach(struct fb_kernel *k, const char *dir)
 	if (make_initrd(who, d, k->release && strcmp(k->release, "unknown") ? k->release : NULL,
 			image_initrd))
 		return -1;
-	k->modules = xstrdup(d);
+	/* absolute: a case's repro command runs from anywhere */
+	k->modules = realpath(d, NULL);
+	if (!k->modules)
+		return fb_bad_input(who, "%s: %s", d, strerror(errno)), -1;
 	return 0;
 }
 

@@ -40,8 +40,11 @@ static void print_kernels(const struct fb_run *run, FILE *out)
 		size_t n = json_array_size(json_object_get(k, "series"));
 
 		if (img) {	/* --kernel-image: its banner's release and the file */
+			const char *mods = json_string_value(json_object_get(k, "modules"));
+
 			v = json_string_value(json_object_get(k, "release"));
-			fprintf(out, "%s %s %s (%s)", sep, name, v ? v : "?", img);
+			fprintf(out, "%s %s %s (%s%s%s)", sep, name, v ? v : "?", img,
+				mods ? ", modules " : "", mods ? mods : "");
 			sep = ";";
 			continue;
 		}

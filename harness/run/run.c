@@ -379,8 +379,9 @@ static json_t *run_info(const struct fb_exec *e)
 	for (size_t i = 0; i < fb_nkernels; i++) {
 		if (fb_kernels[i].path) {
 			json_object_set_new(kernels, fb_kernels[i].name,
-					    json_pack("{s:s, s:s}", "image", fb_kernels[i].path,
-						      "release", fb_kernels[i].release));
+					    json_pack("{s:s, s:s, s:s?}", "image", fb_kernels[i].path,
+						      "release", fb_kernels[i].release,
+						      "modules", fb_kernels[i].modules));
 			continue;
 		}
 		FILE *f = fopen(fb_path_kernel_version(&fb_kernels[i], path, sizeof(path)), "r");

@@ -97,6 +97,10 @@ char *fb_case_repro(const struct fb_case_spec *c)
 	shell_word(f, c->scn->file);
 	fputs(k && k->path ? " --kernel-image" : " --kernel", f);
 	shell_word(f, k && k->path ? k->path : c->kernel);
+	if (k && k->path && k->modules) {
+		fputs(" --modules", f);
+		shell_word(f, k->modules);
+	}
 	for (int i = 0; i < c->nparams; i++) {
 		if (asprintf(&set, "%s.%s=%s", c->params[i].section, c->params[i].key,
 			     c->params[i].value) < 0)

@@ -93,6 +93,19 @@ else
 	check_fail "--kernel-image --modules: flipbed boot exited $rc"
 fi
 
+# a run on it: the case passes, run.json and its repro command name the modules
+mods=$B/kernel/debian-6.1/modules
+"$flipbed" run "$top/scenarios/data/file-flip.scn" --kernel-image "$B/kernel/debian-6.1/bzImage" \
+	--modules "$mods" --jobs 1 --out "$T/run-image" > "$T/run-image.log" 2>&1 ||
+	{ tail -n 10 "$T/run-image.log" | sed 's/^/    /'; check_fail "flipbed run --kernel-image --modules exited $?"; }
+grep -q '"verdict": *"pass"' "$T/run-image/cases.jsonl" 2>/dev/null ||
+	check_fail "flipbed run --kernel-image --modules: the case did not pass"
+grep -q "\"repro\": *\"[^\"]*--kernel-image $B/kernel/debian-6.1/bzImage --modules $mods\"" \
+	"$T/run-image/cases.jsonl" 2>/dev/null && ok "a case on --kernel-image --modules: its repro names both" ||
+	check_fail "the repro command does not name --modules $mods"
+grep -q "\"modules\": *\"$mods\"" "$T/run-image/run.json" 2>/dev/null ||
+	check_fail "run.json does not name the modules"
+
 # refused WHAT PATTERN ARGS...: flipbed boot ARGS exits 2 with PATTERN, nothing booted
 refused() {
 	what=$1 pattern=$2
