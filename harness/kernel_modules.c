@@ -114,14 +114,20 @@ static int loaded(const struct mods *m, const char *name)
 	return 0;
 }
 
-/* Add NAME after what modules.dep says it needs (loaded last to first, as modprobe does). */
-static int add(struct mods *m, const char *name, const struct want *w)
+/*
+ * Add NAME after what modules.dep says it needs (loaded last to first, as
+ * modprobe does); DEPTH counts the modules that led here, so that a cycle
+ * in a hostile modules.dep ends.
+ */
+static int add(struct mods *m, const char *name, const struct want *w, int depth)
 {
 	const char *l = find_line(m->dep, name), *colon, *end, *p;
 	char dep[256];
 
 	if (loaded(m, name))
 		return 0;
+	if (depth > MAX_LOAD)
+		return fail(m, "%s/modules.dep: a dependency cycle through %s", m->dir, name);
 	if (!l) {
 		if (m->builtin && find_line(m->builtin, name))
 			return 0;
@@ -149,7 +155,7 @@ static int add(struct mods *m, const char *name, const struct want *w)
 		name_of(p, q - p, dep, sizeof(dep));
 		if (!strcmp(dep, name))
 			return fail(m, "%s/modules.dep: %s depends on itself", m->dir, name);
-		if (!loaded(m, dep) && add(m, dep, NULL))
+		if (!loaded(m, dep) && add(m, dep, NULL, depth + 1))
 			return -1;
 	}
 	if (m->n == MAX_LOAD)
@@ -307,7 +313,7 @@ static int make_initrd(const char *who, const char *dir, const char *release, co
 	snprintf(path, sizeof(path), "%s/modules.builtin", dir);
 	m.builtin = fb_slurp(path, NULL);
 	for (size_t i = 0; !rc && i < sizeof(wants) / sizeof(*wants); i++)
-		rc = add(&m, wants[i].name, &wants[i]);
+		rc = add(&m, wants[i].name, &wants[i], 0);
 	for (int i = 0; !rc && i < m.n; i++)
 		rc = read_module(&m, i);
 	if (!rc)

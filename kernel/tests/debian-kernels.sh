@@ -7,9 +7,10 @@
 # does not build in), then runs one scenario per object family as cases,
 # which must meet the expectations of the stock kernel of its source. The
 # same package's image and modules given as --kernel-image FILE --modules
-# DIR boot too. Bad input exits 2 naming what is wrong: a package that is
-# not a kernel image and a version the archive does not have
-# (kernel/build.sh), a modules.dep without ext4, the modules of another
+# DIR boot too, and a case on them names both in its repro command. Bad
+# input exits 2 naming what is wrong: a package that is not a kernel image
+# and a version the archive does not have (kernel/build.sh), a modules.dep
+# without ext4, one whose dependencies go round, the modules of another
 # release, a modular image without --modules, --modules without
 # --kernel-image, a folder without modules.dep; a module that does not
 # load in the guest ends the boot as infra naming it.
@@ -96,8 +97,9 @@ fi
 # a run on it: the case passes, run.json and its repro command name the modules
 mods=$B/kernel/debian-6.1/modules
 "$flipbed" run "$top/scenarios/data/file-flip.scn" --kernel-image "$B/kernel/debian-6.1/bzImage" \
-	--modules "$mods" --jobs 1 --out "$T/run-image" > "$T/run-image.log" 2>&1 ||
-	{ tail -n 10 "$T/run-image.log" | sed 's/^/    /'; check_fail "flipbed run --kernel-image --modules exited $?"; }
+	--modules "$mods" --jobs 1 --out "$T/run-image" > "$T/run-image.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { tail -n 10 "$T/run-image.log" | sed 's/^/    /'; check_fail "flipbed run --kernel-image --modules exited $rc"; }
 grep -q '"verdict": *"pass"' "$T/run-image/cases.jsonl" 2>/dev/null ||
 	check_fail "flipbed run --kernel-image --modules: the case did not pass"
 grep -q "\"repro\": *\"[^\"]*--kernel-image $B/kernel/debian-6.1/bzImage --modules $mods\"" \
@@ -133,6 +135,13 @@ fake_modules() {
 }
 grep -v '^kernel/fs/ext4/ext4\.ko:' "$B/kernel/debian-6.1/modules/modules.dep" | fake_modules
 refused "a modules.dep without ext4" "modules.dep has no module ext4 " \
+	--kernel-image "$img61" --modules "$T/m"
+{
+	grep -v '^kernel/fs/\(ext4/ext4\|jbd2/jbd2\)\.ko:' "$B/kernel/debian-6.1/modules/modules.dep"
+	echo "kernel/fs/ext4/ext4.ko: kernel/fs/jbd2/jbd2.ko"
+	echo "kernel/fs/jbd2/jbd2.ko: kernel/fs/ext4/ext4.ko"
+} | fake_modules
+refused "a modules.dep whose dependencies go round" "a dependency cycle through" \
 	--kernel-image "$img61" --modules "$T/m"
 refused "the modules of another release" \
 	"is built for kernel $rel612, and the kernel is $rel61" \
