@@ -298,9 +298,9 @@ int main(void)
 	pthread_t beater;
 	int more, e;
 
-	setup();
 	/* a kernel whose drivers are modules: the channel and disks come now */
 	modules_load();
+	setup();
 	wait_for(CHANNEL);
 	if (chan_open(CHANNEL))
 		die("open " CHANNEL);
