@@ -160,6 +160,10 @@ static int add(struct mods *m, const char *name, const struct want *w, int depth
 	}
 	if (m->n == MAX_LOAD)
 		return fail(m, "more than %d modules to load for %s", MAX_LOAD, name);
+	/* it names a file of the initramfs and a word of the agent's order file */
+	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(name))
+		return fail(m, "%s/modules.dep: '%.*s' is not the path of a module (NAME.ko)", m->dir,
+			    (int)(colon - l), l);
 	m->name[m->n] = xstrdup(name);
 	m->rel[m->n] = xstrndup(l, colon - l);
 	m->n++;
