@@ -29,7 +29,7 @@
 # tests/layout.sh. Objects are compiled once; -MMD records which headers
 # each one read, so a changed header rebuilds exactly its users.
 
-HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c kernel_modules.c paths.c options.c html.c \
+HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_image.c kernel_modules.c kernel_trace.c paths.c options.c html.c \
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/expr.c scenario/matrix.c scenario/vocab.c \
 	scenario/computed.c scenario/csum_first.c \

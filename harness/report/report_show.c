@@ -93,6 +93,20 @@ static void show_file(const struct fb_run *run, const struct fb_case *c,
 	free(path);
 }
 
+/* trace.txt, when the run decoded the case's call traces (kernel_trace.h). */
+static void show_trace(const struct fb_run *run, const struct fb_case *c, FILE *out)
+{
+	char *path = fb_path(run->dir, c->dir, "trace.txt");
+	char *text = path ? fb_slurp(path, NULL) : NULL;
+
+	if (text) {
+		fprintf(out, "\ncall traces, file:line per frame (%s/trace.txt)\n", c->dir);
+		indent(out, text);
+	}
+	free(text);
+	free(path);
+}
+
 /* Whether the csum-error lines named the object the fault hit (attrib.h). */
 static void show_attrib(const struct fb_case *c, FILE *out)
 {
@@ -173,6 +187,7 @@ int fb_report_show(const struct fb_run *run, const struct fb_case *c, FILE *out)
 		fprintf(out, "  %s\n", shows);
 	fputc('\n', out);
 	show_file(run, c, "kernel messages", "dmesg.txt", true, out);
+	show_trace(run, c, out);
 	show_outcome(c, out);
 	show_object(out, "target", fb_case_get(c, "target"));
 	show_object(out, "params", fb_case_get(c, "params"));

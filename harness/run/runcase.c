@@ -44,6 +44,7 @@
 #include "paths.h"
 #include "kernels.h"
 #include "kernel_modules.h"
+#include "kernel_trace.h"
 
 
 
@@ -725,6 +726,26 @@ static void write_text(const char *dir, const char *name, const char *text)
 	}
 }
 
+/*
+ * trace.txt: the call traces of the case's kernel log (DM) with file:line
+ * per frame, when flipbed has the kernel's debug info (kernel_trace.h).
+ */
+static void write_trace(struct casectx *x, const char *dm)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int any;
+
+	if (!f)
+		return;
+	any = fb_kernel_trace(x->c->kernel, dm, f);
+	fclose(f);
+	if (any)
+		write_text(x->dir, "trace.txt", buf);
+	free(buf);
+}
+
 static void write_outcome(json_t *rec, const struct fb_outcome *out)
 {
 	json_object_set_new(rec, "outcome", json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:s, s:s}",
@@ -1241,6 +1262,7 @@ void case_judge(struct casectx *x, const struct fb_golden *g)
 			x->out.data = d;
 			if (fb_dmesg_text(text, len, &dm) == 0) {
 				write_text(x->dir, "dmesg.txt", dm);
+				write_trace(x, dm);
 				attribute(x, dm);
 			}
 			free(dm);
