@@ -10,6 +10,9 @@
 #                                  $FLIPBED_SERIES_LIMIT patches, in a tree of its own,
 #                                  build/kernel/check for patched, check-NAME for
 #                                  another (kernel/check-patches.sh builds every prefix)
+#   kernel/build.sh --dbg NAME     a debian-image kernel's debug info, from its -dbg
+#                                  package: build/kernel/NAME/dbg/{vmlinux,modules/}
+#                                  (flipbed decodes call traces with it)
 #   kernel/build.sh --list         the kernels, one name a line
 #   kernel/build.sh --inputs NAME  the files a build of NAME reads (make's prerequisites)
 #   kernel/build.sh --tree DIR [--name NAME] [--config 'FRAGMENT...']
@@ -52,7 +55,7 @@ die() { echo "kernel/build.sh: $*" >&2; exit 1; }
 bad() { echo "kernel/build.sh: $*" >&2; exit 2; }
 usage() {
 	echo "kernel/build.sh: $*" >&2
-	echo "usage: kernel/build.sh NAME | check [NAME] | --list | --inputs NAME | --tree DIR [--name NAME] [--config 'FRAGMENT...']; NAME one of: $(names | paste -sd' ')" >&2
+	echo "usage: kernel/build.sh NAME | check [NAME] | --dbg NAME | --list | --inputs NAME | --tree DIR [--name NAME] [--config 'FRAGMENT...']; NAME one of: $(names | paste -sd' ')" >&2
 	exit 2
 }
 
@@ -308,7 +311,71 @@ fetch_package() {
 	echo "  DONE    $out/bzImage ($rel, $(du -sm "$out" | cut -f1) MiB)"
 }
 
+# The debug info of kernel $name, from the -dbg package of the same
+# version: vmlinux and the debug copies of the modules the guest loads
+# (harness/kernel_modules.c), into build/kernel/$name/dbg; the package is
+# large and only these are kept.
+fetch_dbg() {
+	pkgname=${debpkg%%=*} pkgver=${debpkg#*=}
+	dbgpkg=${pkgname%-unsigned}-dbg
+	out=$kb/$name/dbg
+	[ -f "$kb/$name/release" ] || die "$name: not fetched; run 'make kernel-$name' first"
+	rel=$(cat "$kb/$name/release")
+	if [ -f "$out/vmlinux" ] && [ "$(cat "$out/source-version" 2>/dev/null)" = "$dbgpkg $pkgver" ]; then
+		touch "$out/vmlinux"
+		echo "  UP2DATE $out ($dbgpkg $pkgver)"
+		return
+	fi
+	[ -n "$(apt-cache show "$dbgpkg=$pkgver" 2>/dev/null)" ] ||
+		bad "$name: the archive has no $dbgpkg version $pkgver, the debug info of $pkgname"
+	tmp=$kb/.tmp-$name-dbg
+	rm -rf "$tmp"
+	mkdir -p "$tmp/deb" "$tmp/x"
+	echo "  FETCH   $dbgpkg $pkgver"
+	if ! (cd "$tmp/deb" && apt-get -q -o APT::Sandbox::User=root download "$dbgpkg=$pkgver") > "$tmp.log" 2>&1; then
+		sed 's/^/    /' "$tmp.log" >&2
+		rm -rf "$tmp" "$tmp.log"
+		die "$name: apt-get download $dbgpkg=$pkgver failed"
+	fi
+	echo "  UNPACK  vmlinux and the guest's modules of $(basename "$tmp"/deb/*.deb)"
+	d=./usr/lib/debug/lib/modules/$rel/kernel
+	# a pattern no file matches is not an error: the module may be built in
+	dpkg-deb --fsys-tarfile "$tmp"/deb/*.deb | tar -x -C "$tmp/x" --wildcards \
+		"./usr/lib/debug/boot/vmlinux-$rel" "$d/fs/ext4/*" "$d/fs/jbd2/*" "$d/fs/mbcache.ko*" \
+		"$d/lib/crc16.ko*" "$d/drivers/virtio/*" "$d/drivers/block/virtio_blk.ko*" \
+		"$d/drivers/char/virtio_console.ko*" "$d/crypto/crc32c_generic.ko*" \
+		"$d/arch/x86/crypto/crc32c-intel.ko*" 2>> "$tmp.log"
+	if [ ! -f "$tmp/x/usr/lib/debug/boot/vmlinux-$rel" ]; then
+		sed 's/^/    /' "$tmp.log" >&2
+		rm -rf "$tmp" "$tmp.log"
+		bad "$name: $dbgpkg has no usr/lib/debug/boot/vmlinux-$rel"
+	fi
+	mkdir -p "$tmp/out/modules"
+	mv "$tmp/x/usr/lib/debug/boot/vmlinux-$rel" "$tmp/out/vmlinux"
+	# make's target: the package's times are older than the kernel's
+	touch "$tmp/out/vmlinux"
+	[ -d "$tmp/x/$d" ] && mv "$tmp/x/$d" "$tmp/out/modules/kernel"
+	echo "$dbgpkg $pkgver" > "$tmp/out/source-version"
+	rm -rf "$out"
+	mv "$tmp/out" "$out"
+	rm -rf "$tmp" "$tmp.log"
+	echo "  DONE    $out ($(du -sm "$out" | cut -f1) MiB)"
+}
+
 case ${1:-} in
+--dbg)
+	kernel=${2:-}
+	known "$kernel" || usage "--dbg: unknown kernel '$kernel'"
+	load
+	name=$kernel
+	[ -n "$debpkg" ] || usage "--dbg $kernel: not a debian-image kernel (its debug info is its build's)"
+	if [ -z "${FLIPBED_KERNEL_LOCKED:-}" ]; then
+		export FLIPBED_KERNEL_LOCKED=1
+		exec flock "$kb/.lock-$name" "$0" "$@"
+	fi
+	fetch_dbg
+	exit 0
+	;;
 --tree)
 	tdir=${2:-}
 	[ -n "$tdir" ] || usage "--tree needs a directory"

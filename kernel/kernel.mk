@@ -9,7 +9,8 @@
 # them for the ci matrix (kernel/tests/tests.mk). `make kernels-debian`
 # fetches Debian's binary kernels debian-6.1 and debian-6.12 (apt-get
 # download, nothing installed or compiled); `make check` fetches them for
-# kernel/tests/debian-kernels.sh. See kernel/README.md.
+# kernel/tests/debian-kernels.sh; `make kernels-debian-dbg` their debug
+# info. See kernel/README.md.
 
 KERNEL_NAMES := $(shell kernel/build.sh --list)
 KERNEL_VARIANTS := stock patched
@@ -45,6 +46,13 @@ kernels: $(foreach v,$(KERNEL_VARIANTS),$(B)/kernel/$(v)/bzImage)
 kasan: $(B)/kernel/kasan/bzImage
 kernels-6.12: $(foreach k,$(KERNELS_6_12),$(B)/kernel/$(k)/bzImage)
 kernels-debian: $(foreach k,$(KERNELS_DEBIAN),$(B)/kernel/$(k)/bzImage)
+
+# Their debug info (the -dbg packages, about 1 GB each to fetch; not in
+# make check): flipbed then decodes a case's call traces to file:line.
+.PHONY: kernels-debian-dbg
+kernels-debian-dbg: $(foreach k,$(KERNELS_DEBIAN),$(B)/kernel/$(k)/dbg/vmlinux)
+$(B)/kernel/%/dbg/vmlinux: $(B)/kernel/%/bzImage
+	@kernel/build.sh --dbg $*
 
 # A boot and a few scenarios on each 6.12 kernel, beside (not in) make check.
 check-6.12: kernels-6.12 $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz \

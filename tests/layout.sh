@@ -21,8 +21,8 @@ git rev-parse --git-dir >/dev/null 2>&1 || skip_anywhere "not a git checkout: th
 # FOLDER: what it may include besides itself and common/ (shared by all,
 # once it exists). A folder of harness/ is named by its name, "root" is
 # harness/*.c|h (main.c and cmd.h, the command table; util, outcome,
-# paths, kernels, kernel_image, kernel_modules, options, html), "harness"
-# any of those.
+# paths, kernels, kernel_image, kernel_modules, kernel_trace, options, html),
+# "harness" any of those.
 # A header named with its folder (nbd-plugins/flipbed/wlog.h) is allowed
 # alone. A folder missing here may include nothing but itself.
 cat > "$T/rules" <<'EOF'

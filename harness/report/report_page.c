@@ -99,6 +99,16 @@ static void section_dmesg(const struct page *p)
 	free(ex);
 	free(text);
 	free(path);
+	/* the call traces with file:line per frame, when the run could decode them */
+	path = case_file(p, "trace.txt");
+	text = path ? fb_slurp(path, NULL) : NULL;
+	if (text) {
+		fputs("<h3>Call traces, file:line per frame</h3>\n<pre>", p->out);
+		fb_xml_puts(p->out, text);
+		fputs("</pre>\n", p->out);
+	}
+	free(text);
+	free(path);
 }
 
 static void section_outcome(const struct page *p)
@@ -205,7 +215,7 @@ static void section_steps(const struct page *p)
 static void section_files(const struct page *p)
 {
 	static const char *const names[] = {
-		"transcript.log", "dmesg.txt", "faults.jsonl", "fsck.txt",
+		"transcript.log", "dmesg.txt", "trace.txt", "faults.jsonl", "fsck.txt",
 		"rules.txt", "case.json", "image.raw",
 	};
 	char *path = case_file(p, "fsck.txt");
