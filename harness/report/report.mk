@@ -24,7 +24,7 @@ REPORT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(REPORT_SRCS))
 REPORT_LIB := $(B)/obj/harness/libfbreport.a
 # What a program linking the library alone needs besides it.
 REPORT_DEPS := $(addprefix $(B)/obj/harness/,util.o outcome.o kernels.o kernel_image.o \
-	kernel_modules.o kernel_trace.o paths.o \
+	kernel_modules.o paths.o \
 	html.o classify/klog.o classify/order.o witness/fserror_report.o witness/bioread_report.o)
 REPORT_LIBS = $(call PKG_LIBS,jansson)
 

@@ -33,7 +33,7 @@ HF_SRCS_matrix := $(HF_SCENARIO_SRCS) $(HF)/fuzz-matrix.c
 HF_SRCS_classify := $(addprefix harness/,classify/classify.c classify/klog.c \
 	classify/attrib.c outcome.c util.c report/report_dmesg.c) $(HF)/fuzz-classify.c
 HF_SRCS_runload := $(REPORT_SRCS) $(addprefix harness/,util.c outcome.c \
-	kernels.c kernel_image.c kernel_modules.c kernel_trace.c paths.c html.c classify/klog.c classify/order.c witness/fserror_report.c \
+	kernels.c kernel_image.c kernel_modules.c paths.c html.c classify/klog.c classify/order.c witness/fserror_report.c \
 	witness/bioread_report.c) $(HF)/fuzz.c $(HF)/fuzz-runload.c
 HF_SRCS_steps := guest/steps.c $(HF)/fuzz-steps.c
 # The object types a scenario names come from the corruptor library, linked
