@@ -4,7 +4,7 @@
 #
 #   kernel/build.sh NAME           build/kernel/NAME/{bzImage,vmlinux,config,source-version};
 #                                  for a Debian binary package (source = debian-image:):
-#                                  build/kernel/NAME/{bzImage,config,release,
+#                                  build/kernel/NAME/{bzImage,vmlinux,config,release,
 #                                  source-version,modules/}, nothing compiled
 #   kernel/build.sh check [NAME]   NAME's series (default: patched's) cut to its first
 #                                  $FLIPBED_SERIES_LIMIT patches, in a tree of its own,
@@ -36,7 +36,8 @@
 # patches touch, and stock after patched the same files back.
 # A Debian binary kernel package (debian-image:PACKAGE=VERSION) is fetched
 # with apt-get download and unpacked with dpkg-deb -x, never installed: its
-# vmlinuz becomes bzImage, lib/modules/RELEASE becomes modules/, with the
+# vmlinuz becomes bzImage, the kernel ELF inside it vmlinux (what flipbed
+# boots), lib/modules/RELEASE becomes modules/, with the
 # modules.dep that depmod -b writes there (the package leaves it to its
 # postinst). flipbed puts the modules the guest needs into its initramfs
 # (harness/kernel_modules.h). A version the archive does not have, and a
@@ -258,12 +259,45 @@ build_tree() {
 	echo "  run it: build/bin/flipbed run SCENARIO --kernel-image build/kernel/$name/vmlinux"
 }
 
+# The kernel ELF inside a bzImage, into $2: the x86 boot header gives the
+# compressed payload's place (setup_sects at 0x1f1, payload_offset and
+# payload_length at 0x248, counted from the protected-mode code after the
+# setup sectors), and its magic the decompressor. QEMU boots that ELF
+# through its PVH entry, without the firmware decompressing the kernel
+# under TCG (seconds for an xz'd distribution kernel). Fails, leaving
+# nothing, when the payload is not an ELF with a PVH entry note.
+bzimage_vmlinux() {
+	hdr=$(od -An -tu1 -j 497 -N 1 "$1" | tr -d ' ')
+	[ "$hdr" -gt 0 ] 2>/dev/null || hdr=4
+	set -- "$1" "$2" $(od -An -tu4 -j 584 -N 8 "$1")
+	[ $# -eq 4 ] && [ "$4" -gt 0 ] || return 1
+	start=$(((hdr + 1) * 512 + $3))
+	magic=$(od -An -tx1 -j "$start" -N 4 "$1" | tr -d ' ')
+	case $magic in
+	fd377a58) unz="xz -dc" ;;
+	28b52ffd) unz="zstd -dcq" ;;
+	1f8b*) unz="gzip -dc" ;;
+	02214c18) unz="lz4 -dc" ;;
+	*) return 1 ;;
+	esac
+	# the payload may carry padding after its stream: decompress what it holds
+	tail -c +$((start + 1)) "$1" | head -c "$4" | $unz > "$2.tmp" 2>/dev/null || true
+	# XEN_ELFNOTE_PHYS32_ENTRY (18): the PVH entry point QEMU needs
+	if [ "$(od -An -c -N 4 "$2.tmp" 2>/dev/null | tr -d ' ')" = '177ELF' ] &&
+		readelf -n "$2.tmp" 2>/dev/null | grep -q 'Xen.*0x00000012'; then
+		mv "$2.tmp" "$2"
+	else
+		rm -f "$2.tmp"
+		return 1
+	fi
+}
+
 # A Debian binary kernel package, fetched and unpacked into
 # build/kernel/$name; the host installs nothing and loads nothing.
 fetch_package() {
 	pkgname=${debpkg%%=*} pkgver=${debpkg#*=}
 	out=$kb/$name
-	if [ -f "$out/bzImage" ] && [ -f "$out/modules/modules.dep" ] &&
+	if [ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ] && [ -f "$out/modules/modules.dep" ] &&
 		[ "$(cat "$out/source-version" 2>/dev/null)" = "$pkgname $pkgver" ]; then
 		touch "$out/bzImage"
 		echo "  UP2DATE $out ($pkgname $pkgver)"
@@ -299,12 +333,19 @@ fetch_package() {
 	}
 	mkdir "$tmp/out"
 	mv "$tmp/x/boot/vmlinuz-$rel" "$tmp/out/bzImage"
+	bzimage_vmlinux "$tmp/out/bzImage" "$tmp/out/vmlinux" ||
+		die "$name: $pkgname's vmlinuz holds no kernel ELF with a PVH entry (flipbed boots that ELF)"
 	mv "$tmp/x/boot/config-$rel" "$tmp/out/config" 2>/dev/null || true
 	mv "$tmp/x/lib/modules/$rel" "$tmp/out/modules"
 	echo "$rel" > "$tmp/out/release"
 	echo "$pkgname $pkgver" > "$tmp/out/source-version"
 	# make's target: dpkg-deb keeps the package's times, older than kernels.ini
 	touch "$tmp/out/bzImage"
+	# the debug info of the same package version stays: fetching the image
+	# again does not fetch its -dbg package again
+	if [ -d "$out/dbg" ] && [ "$(cat "$out/source-version" 2>/dev/null)" = "$pkgname $pkgver" ]; then
+		mv "$out/dbg" "$tmp/out/dbg"
+	fi
 	rm -rf "$out"
 	mv "$tmp/out" "$out"
 	rm -rf "$tmp" "$tmp.log"

@@ -21,7 +21,7 @@ KERNELS_6_12 := stock-6.12 patched-6.12
 KERNELS_DEBIAN := debian-6.1 debian-6.12
 
 PACKAGES += linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev \
-	xz-utils cpio perl python3 qemu-system-x86 qemu-utils apt dpkg kmod
+	xz-utils zstd binutils cpio perl python3 qemu-system-x86 qemu-utils apt dpkg kmod
 
 ALL += $(foreach v,$(KERNEL_VARIANTS),$(B)/kernel/$(v)/bzImage)
 
