@@ -54,6 +54,20 @@ kernels-debian-dbg: $(foreach k,$(KERNELS_DEBIAN),$(B)/kernel/$(k)/dbg/vmlinux)
 $(B)/kernel/%/dbg/vmlinux: $(B)/kernel/%/bzImage
 	@kernel/build.sh --dbg $*
 
+# The ci matrix on Debian's binary kernels beside the rebuilds of their
+# sources: every verdict that differs must be a known, explained one
+# (kernel/check-distro.sh); beside (not in) make check, for its run time.
+.PHONY: check-distro bench-distro
+check-distro: kernels kernels-6.12 kernels-debian $(B)/bin/flipbed \
+		$(B)/guest/initramfs.cpio.gz $(B)/lib/nbdkit-flipbed-plugin.so
+	@kernel/check-distro.sh
+
+# What a case costs on a shipped kernel against its rebuild (target 1.5x).
+BENCHES += bench-distro
+bench-distro: kernels kernels-6.12 kernels-debian $(B)/bin/flipbed \
+		$(B)/guest/initramfs.cpio.gz $(B)/lib/nbdkit-flipbed-plugin.so
+	@kernel/bench-distro.sh
+
 # A boot and a few scenarios on each 6.12 kernel, beside (not in) make check.
 check-6.12: kernels-6.12 $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz \
 		$(B)/lib/nbdkit-flipbed-plugin.so
