@@ -6,7 +6,8 @@
 #                                  for a Debian binary package (source = debian-image:):
 #                                  build/kernel/NAME/{bzImage,vmlinux,config,release,
 #                                  source-version,modules/}, nothing compiled
-#   kernel/build.sh check [NAME]   NAME's series (default: patched's) cut to its first
+#   kernel/build.sh check [NAME]   NAME's series (default: patched's; the first
+#                                  directory of its patches) cut to its first
 #                                  $FLIPBED_SERIES_LIMIT patches, in a tree of its own,
 #                                  build/kernel/check for patched, check-NAME for
 #                                  another (kernel/check-patches.sh builds every prefix)
@@ -156,8 +157,10 @@ load() {
 		;;
 	*) die "$ini: [$kernel] source = $src: expected debian:linux-source-X.Y, debian-image:PACKAGE=VERSION or git:PATH" ;;
 	esac
-	patches=$(get "$kernel" patches || true)
-	[ -n "$patches" ] && patches=$(path_of "$patches")
+	patches=
+	for d in $(get "$kernel" patches || true); do
+		patches="$patches${patches:+ }$(path_of "$d")"
+	done
 	fragments=$(get "$kernel" config) || die "$ini: [$kernel] has no config; give fragments of kernel/config/"
 	for f in $fragments; do
 		[ -r "$top/kernel/config/$f" ] || die "$ini: [$kernel] config: kernel/config/$f does not exist"
@@ -168,12 +171,12 @@ inputs() {
 	echo kernel/build.sh
 	echo "$ini" | sed "s|^$top/||"
 	for f in $fragments; do echo "kernel/config/$f"; done
-	if [ -n "$patches" ]; then
-		echo "$patches/series" | sed "s|^$top/||"
-		for p in $(series); do
-			[ -f "$patches/$p" ] && echo "$patches/$p" | sed "s|^$top/||"
-		done
-	fi
+	for d in $patches; do
+		echo "$d/series" | sed "s|^$top/||"
+	done
+	for p in $(series); do
+		[ -f "$p" ] && echo "$p" | sed "s|^$top/||"
+	done
 	if [ -n "$debpkg" ]; then
 		:
 	elif [ -n "$tarball" ]; then
@@ -184,9 +187,12 @@ inputs() {
 	fi
 }
 
-# The patches of the series, in order (without comments and blank lines).
+# The patches of the series directories, in order (without comments and
+# blank lines), each as DIR/PATCH.
 series() {
-	grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" 2>/dev/null || true
+	for d in $patches; do
+		grep -v '^[[:space:]]*\(#\|$\)' "$d/series" 2>/dev/null | sed "s|^|$d/|"
+	done
 }
 
 # A user's tree: checked, configured and built out of tree; the result
@@ -450,6 +456,8 @@ check)
 	kernel=$of
 	load
 	[ -z "$debpkg" ] && [ -n "$patches" ] || die "check $of: $of has no patch series"
+	# the series under review alone, not the fixes applied after it
+	patches=${patches%% *}
 	name=check
 	[ "$of" = patched ] || name=check-$of
 	tree=$name objdir=$name
@@ -517,16 +525,18 @@ extract() {
 apply_series() {
 	dir=$kb/src/$tree
 	applied=$dir/.flipbed-applied
-	rel=$(echo "$patches" | sed "s|^$top/||")
 	mkdir -p "$applied"
 	want=$(series)
+	# the tree records each applied patch by its file name
+	twice=$(for w in $want; do basename "$w"; done | sort | uniq -d | head -n1)
+	[ -z "$twice" ] || bad "two patches of $(get "$kernel" patches) are named $twice: rename one"
 	[ -n "${FLIPBED_SERIES_LIMIT:-}" ] && want=$(echo "$want" | head -n "$FLIPBED_SERIES_LIMIT")
 	have=$(cat "$applied/series" 2>/dev/null || true)
 	i=0 keep=0 diverged=0
 	for p in $have; do
 		i=$((i + 1))
 		w=$(echo "$want" | sed -n "${i}p")
-		if [ $diverged = 0 ] && [ "$p" = "$w" ] && cmp -s "$applied/$p" "$patches/$p"; then
+		if [ $diverged = 0 ] && [ "$p" = "$(basename "$w")" ] && cmp -s "$applied/$p" "$w"; then
 			keep=$i
 		else
 			diverged=1
@@ -548,17 +558,20 @@ apply_series() {
 	done
 	echo "$have" | head -n "$keep" | grep . > "$applied/series.new" || true
 	i=0
-	for p in $want; do
+	for w in $want; do
 		i=$((i + 1))
 		[ $i -le $keep ] && continue
-		[ -f "$patches/$p" ] || bad "$rel/series names $p, which does not exist"
-		if ! patch -s -p1 -N --dry-run -d "$dir" < "$patches/$p" >/dev/null 2>&1; then
-			base=$(cat "$patches/BASE" 2>/dev/null || echo unknown)
+		p=$(basename "$w")
+		sdir=$(dirname "$w")
+		rel=$(echo "$sdir" | sed "s|^$top/||")
+		[ -f "$w" ] || bad "$rel/series names $p, which does not exist"
+		if ! patch -s -p1 -N --dry-run -d "$dir" < "$w" >/dev/null 2>&1; then
+			base=$(cat "$sdir/BASE" 2>/dev/null || echo unknown)
 			bad "$rel/$p does not apply to $label (series last rebased on $base, $rel/BASE): rebase the series"
 		fi
 		echo "  APPLY   $p"
-		patch -s -p1 -N -d "$dir" < "$patches/$p" >/dev/null
-		cp "$patches/$p" "$applied/$p"
+		patch -s -p1 -N -d "$dir" < "$w" >/dev/null
+		cp "$w" "$applied/$p"
 		echo "$p" >> "$applied/series.new"
 		cp "$applied/series.new" "$applied/series"
 	done

@@ -23,7 +23,9 @@ if ! "$top/kernel/build.sh" --list | grep -qxF -- "$kernel"; then
 	echo "check-patches: unknown kernel '$kernel'; known: $("$top/kernel/build.sh" --list | paste -sd' ')" >&2
 	exit 2
 fi
-dir=$("$top/kernel/build.sh" --inputs "$kernel" | sed -n 's|/series$||p')
+# the series is the first directory of the kernel's patches (a later one
+# holds fixes applied after it, not part of the series)
+dir=$("$top/kernel/build.sh" --inputs "$kernel" | sed -n 's|/series$||p' | head -n1)
 [ -n "$dir" ] || { echo "check-patches: $kernel has no patch series" >&2; exit 2; }
 case $dir in /*) ;; *) dir=$top/$dir ;; esac
 tree=check

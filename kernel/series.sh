@@ -55,7 +55,9 @@ resolve() {
 	name=$1
 	"$top/kernel/build.sh" --list | grep -qxF -- "$name" ||
 		bad "unknown kernel '$name'; known: $("$top/kernel/build.sh" --list | paste -sd' ')"
-	dir=$("$top/kernel/build.sh" --inputs "$name" | sed -n 's|/series$||p')
+	# the first series directory: the series; a later one holds fixes
+	# applied after it (kernel/kernels.ini, patches)
+	dir=$("$top/kernel/build.sh" --inputs "$name" | sed -n 's|/series$||p' | head -n1)
 	[ -n "$dir" ] || bad "$name has no patch series"
 	case $dir in /*) ;; *) dir=$top/$dir ;; esac
 	series_dir=$dir

@@ -17,7 +17,7 @@ series=$top/kernel/series.sh
 for k in patched patched-6.12; do
 	tarball=$("$top/kernel/build.sh" --inputs "$k" | grep '^/usr/src/' || true)
 	[ -r "$tarball" ] || skip "$tarball: missing (make deps)"
-	dir=$("$top/kernel/build.sh" --inputs "$k" | sed -n 's|/series$||p')
+	dir=$("$top/kernel/build.sh" --inputs "$k" | sed -n 's|/series$||p' | head -n1)
 	n=$(grep -vc '^[[:space:]]*\(#\|$\)' "$top/$dir/series")
 
 	"$series" tree "$k" "$T/$k" > "$T/out" 2>&1 || { cat "$T/out"; fail "tree $k"; }
@@ -28,7 +28,7 @@ for k in patched patched-6.12; do
 	# A registry whose $k reads a copy of the series.
 	mkdir -p "$T/reg-$k"
 	cp -a "$top/$dir" "$T/reg-$k/series"
-	sed "s|^patches = $dir\$|patches = $T/reg-$k/series|" "$top/kernel/kernels.ini" > "$T/reg-$k/kernels.ini"
+	sed "s|^patches = $dir\( \|\$\)|patches = $T/reg-$k/series\1|" "$top/kernel/kernels.ini" > "$T/reg-$k/kernels.ini"
 	FLIPBED_KERNELS_INI=$T/reg-$k/kernels.ini "$series" export "$k" "$T/$k" > "$T/out" 2>&1 ||
 		{ cat "$T/out"; fail "export $k"; }
 	[ -f "$T/reg-$k/series/0000-cover-letter.patch" ] || fail "$k: export removed the cover letter"
