@@ -267,7 +267,11 @@ enum fb_klog_family fb_klog_family(const char *t)
 		return FB_KLOG_FAM_ERROR;
 	if (!strncmp(t, "EXT4-fs warning", 15))
 		return FB_KLOG_FAM_WARNING;
-	if (!strncmp(t, "EXT4-fs csum-error", 18) || !strncmp(t, "JBD2 csum-error", 15))
+	/*
+	 * "(device": a ratelimit's "EXT4-fs csum-error: N callbacks
+	 * suppressed" starts as the line does but names no object
+	 */
+	if (!strncmp(t, "EXT4-fs csum-error (", 20) || !strncmp(t, "JBD2 csum-error (", 17))
 		return FB_KLOG_FAM_CSUMERR;
 	if (!strncmp(t, "EXT4-fs (", 9))
 		return FB_KLOG_FAM_MSG;

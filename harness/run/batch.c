@@ -96,7 +96,8 @@ static const char *changes_kernel(const char *text)
 		"WARNING:", "BUG:", "UBSAN:", "Oops", "KASAN", "Kernel panic",
 		"INFO: task", "blocked for more than", "possible recursive locking",
 		"possible circular locking", "inconsistent lock state", "cut here", "Call Trace",
-		"callbacks suppressed", "ratelimit", "RIP:", "I/O error",
+		"callbacks suppressed", "checksum error reports suppressed", "ratelimit",
+		"RIP:", "I/O error",
 	};
 
 	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++)

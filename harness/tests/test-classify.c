@@ -313,6 +313,14 @@ static void test_klog_rule(void **state)
 		{ "JBD2: IO error reading journal superblock", FB_KLOG_IO, "journal_get_superblock" },
 		{ "EXT4-fs error (device vda): ext4_put_super:1469: comm init: Couldn't clean up the journal",
 		  FB_KLOG_IO, "ext4_put_super" },
+		/*
+		 * a ratelimit's summary names no object: not a csum-error
+		 * line though it starts as one (the series before its own
+		 * summary), nor the series' own summary
+		 */
+		{ "EXT4-fs csum-error: 90 callbacks suppressed", FB_KLOG_NONE, "" },
+		{ "JBD2 csum-error: 3 callbacks suppressed", FB_KLOG_NONE, "" },
+		{ "EXT4-fs (vda): 90 checksum error reports suppressed", FB_KLOG_NONE, "" },
 	};
 	char func[64];
 
