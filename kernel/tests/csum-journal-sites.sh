@@ -101,9 +101,9 @@ done
 kt_has fc-last-patched "csum-error" &&
 	check_fail "patched: last tail: a csum-error line, as for a torn last fast commit: $(grep -o 'csum-error.*' "$T/fc-last-patched.out")" ||
 	ok "patched: last tail: no csum-error line (no whole fast commit after it)"
-[ "$(kt_sysfs fc-last-patched 4 fast-commit)" = 0 ] &&
-	ok "patched: csum_errors/fast-commit is 0" ||
-	check_fail "patched: csum_errors/fast-commit is '$(kt_sysfs fc-last-patched 4 fast-commit)', expected 0"
+[ "$(kt_sysfs fc-last-patched 4 fast_commit)" = 0 ] &&
+	ok "patched: csum_errors/fast_commit is 0" ||
+	check_fail "patched: csum_errors/fast_commit is '$(kt_sysfs fc-last-patched 4 fast_commit)', expected 0"
 kt_has fc-last-stock "csum-error" && check_fail "stock: a csum-error line?"
 # print what each kernel said when it dropped the fsync()ed /h (measured
 # on 6.1.192: only the mount line, no word of the dropped fast commit)

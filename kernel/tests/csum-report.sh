@@ -68,12 +68,14 @@ for obj in "$@"; do
 	if kt_has stock "csum-error"; then check_fail "stock prints csum-error lines?"; fi
 	# one failing block each: one line and a count of one, however often
 	# the steps touched it (counts are per failing block, not per access)
+	# (sysfs names the type with underscores: csum_errors/dir_leaf)
+	f=$(echo "$1" | tr - _)
 	n=$(grep -cF "type=$1 " "$T/patched.out")
-	c=$(kt_sysfs patched 8 "$1")
+	c=$(kt_sysfs patched 8 "$f")
 	if [ "$n" = 1 ] && [ "$c" = 1 ]; then
-		ok "patched: $1: one line, csum_errors $1 1"
+		ok "patched: $1: one line, csum_errors/$f 1"
 	else
-		check_fail "patched: $1: $n lines, csum_errors $1 '$c' (one failing block: 1 and 1)"
+		check_fail "patched: $1: $n lines, csum_errors/$f '$c' (one failing block: 1 and 1)"
 	fi
 done
 if kt_has stock "step 8 may cat /sys/fs/ext4/vda/csum_errors -> err ENOENT"; then

@@ -94,8 +94,8 @@ kt_boot sanity patched "$ext" --rule "on=read at=$((eblk * 4096 + 100)) len=1 fl
 	--step "cat /sys/fs/ext4/vda/csum_recovered" >/dev/null
 l="$(kt_csum_line extent-leaf "$(kt_ino "$ext" /ext)" "$eblk" 0) recovered"
 kt_has sanity "$l" && ok "sanity: '$l'" || check_fail "sanity: no '$l'"
-[ "$(kt_sysfs sanity 3 extent-leaf)" = 1 ] && ok "sanity: csum_recovered extent-leaf 1" ||
-	check_fail "sanity: csum_recovered extent-leaf '$(kt_sysfs sanity 3 extent-leaf)': a recovery followed by a sanity failure went uncounted"
+[ "$(kt_sysfs sanity 3 extent_leaf)" = 1 ] && ok "sanity: csum_recovered/extent_leaf 1" ||
+	check_fail "sanity: csum_recovered/extent_leaf '$(kt_sysfs sanity 3 extent_leaf)': a recovery followed by a sanity failure went uncounted"
 kt_has sanity "pblk $eblk bad header/extent" && ok "sanity: the sanity check ran on the fresh copy" ||
 	check_fail "sanity: no 'pblk $eblk bad header/extent'"
 
@@ -124,7 +124,8 @@ for c in "dx-root $root 29" "dx-node $node 4"; do
 	kt_has $1 "step 3 write /big/zz-new 10 sync -> ok" && ok "$1: still writable" ||
 		check_fail "$1: not writable after the recovery"
 	kt_has $1 "EXT4-fs error" && check_fail "$1: an ext4 error before or despite the recovery"
-	[ "$(kt_sysfs $1 4 $1)" = 1 ] && ok "$1: csum_recovered $1 1" ||
-		check_fail "$1: csum_recovered $1 '$(kt_sysfs $1 4 $1)'"
+	f=$(echo "$1" | tr - _)
+	[ "$(kt_sysfs $1 4 $f)" = 1 ] && ok "$1: csum_recovered/$f 1" ||
+		check_fail "$1: csum_recovered/$f '$(kt_sysfs $1 4 $f)'"
 done
 kt_done
