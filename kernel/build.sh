@@ -271,14 +271,15 @@ build_tree() {
 # setup sectors), and its magic the decompressor. QEMU boots that ELF
 # through its PVH entry, without the firmware decompressing the kernel
 # under TCG (seconds for an xz'd distribution kernel). Fails, leaving
-# nothing, when the payload is not an ELF with a PVH entry note.
+# nothing, when the payload does not decompress whole to an ELF with a PVH
+# entry note.
 bzimage_vmlinux() {
 	hdr=$(od -An -tu1 -j 497 -N 1 "$1" | tr -d ' ')
 	[ "$hdr" -gt 0 ] 2>/dev/null || hdr=4
 	set -- "$1" "$2" $(od -An -tu4 -j 584 -N 8 "$1")
 	[ $# -eq 4 ] && [ "$4" -gt 0 ] || return 1
-	start=$(((hdr + 1) * 512 + $3))
-	magic=$(od -An -tx1 -j "$start" -N 4 "$1" | tr -d ' ')
+	poff=$(((hdr + 1) * 512 + $3))
+	magic=$(od -An -tx1 -j "$poff" -N 4 "$1" | tr -d ' ')
 	case $magic in
 	fd377a58) unz="xz -dc" ;;
 	28b52ffd) unz="zstd -dcq" ;;
@@ -286,10 +287,14 @@ bzimage_vmlinux() {
 	02214c18) unz="lz4 -dc" ;;
 	*) return 1 ;;
 	esac
-	# the payload may carry padding after its stream: decompress what it holds
-	tail -c +$((start + 1)) "$1" | head -c "$4" | $unz > "$2.tmp" 2>/dev/null || true
+	# The payload ends with the kernel's size_append (the uncompressed size,
+	# 4 bytes little-endian), which the decompressors call trailing
+	# garbage: their exit status says nothing, the size says it all.
+	want=$(tail -c +$((poff + $4 - 3)) "$1" | head -c 4 | od -An -tu4 | tr -d ' ')
+	tail -c +$((poff + 1)) "$1" | head -c "$4" | $unz > "$2.tmp" 2>/dev/null || true
 	# XEN_ELFNOTE_PHYS32_ENTRY (18): the PVH entry point QEMU needs
-	if [ "$(od -An -c -N 4 "$2.tmp" 2>/dev/null | tr -d ' ')" = '177ELF' ] &&
+	if [ "$(stat -c %s "$2.tmp")" = "$want" ] &&
+		[ "$(od -An -c -N 4 "$2.tmp" 2>/dev/null | tr -d ' ')" = '177ELF' ] &&
 		readelf -n "$2.tmp" 2>/dev/null | grep -q 'Xen.*0x00000012'; then
 		mv "$2.tmp" "$2"
 	else
