@@ -7,7 +7,7 @@
 # check fails on any difference that kernel/distro-differences.tsv does not
 # list, and on a listed one that no longer shows (results/baseline/distro.md
 # explains each, by the config option behind it). Outside make check: it
-# runs some 500 cases (about 6 minutes on two cores).
+# runs some 500 cases (about 7 minutes on two cores).
 # Usage: kernel/check-distro.sh [OUT] (default build/check-distro);
 # FLIPBED_DISTRO_PAIRS="REBUILD:SHIPPED ..." picks the pairs.
 set -eu
