@@ -45,9 +45,11 @@ for p in $pairs; do
 	: > "$out/$b.ratios"
 	r=1
 	while [ "$r" -le "$rounds" ]; do
-		set -- $(run "$a" "$r")
+		res=$(run "$a" "$r") || exit 1
+		set -- $res
 		na=$1 sa=$2
-		set -- $(run "$b" "$r")
+		res=$(run "$b" "$r") || exit 1
+		set -- $res
 		nb=$1 sb=$2
 		ra=$(echo "scale=3; $sa / $na" | bc)
 		rb=$(echo "scale=3; $sb / $nb" | bc)

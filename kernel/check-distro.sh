@@ -30,7 +30,8 @@ for p in $pairs; do
 	a=${p%%:*} b=${p#*:}
 	d=$out/$b
 	echo "check-distro: the ci matrix on $a and $b ($d)"
-	# a case's own failure is not this check's question: the diff is
+	# a case failing its expectation is the ci matrix's question; this
+	# check asks whether the two kernels gave the same outcome
 	"$flipbed" matrix ci --kernel "$a,$b" --jobs 2 --out "$d" > "$d.log" 2>&1 || true
 	grep '^flipbed: [0-9]* cases in' "$d.log" ||
 		{ tail -n 5 "$d.log" >&2; echo "check-distro: the run on $a,$b did not finish" >&2; exit 1; }
