@@ -34,7 +34,7 @@ size_t fb_nkernels;
 struct entry {
 	struct fb_kernel k;
 	int line;
-	bool has_mem, has_csum;
+	bool has_mem, has_csum, has_gcov;
 	char *config, *patches;
 };
 
@@ -205,10 +205,17 @@ static int on_entry(void *user, const char *sec, const char *key, const char *va
 			bad(r, r->line, "csum-lines: given twice in this section");
 		e->k.csum_lines = !strcmp(value, "yes");
 		e->has_csum = true;
+	} else if (!strcmp(key, "coverage")) {
+		if (strcmp(value, "gcov") && strcmp(value, "no"))
+			bad(r, r->line, "coverage = %s: expected gcov or no", value);
+		else if (e->has_gcov)
+			bad(r, r->line, "coverage: given twice in this section");
+		e->k.gcov = !strcmp(value, "gcov");
+		e->has_gcov = true;
 	} else if (!strcmp(key, "make")) {
 		set_str(r, key, &e->k.make_target, value);
 	} else {
-		bad(r, r->line, "[%s] unknown key '%s'; accepted: source, patches, config, variant-of, image, memory, csum-lines, make",
+		bad(r, r->line, "[%s] unknown key '%s'; accepted: source, patches, config, variant-of, image, memory, csum-lines, coverage, make",
 		    sec, key);
 	}
 	return 1;
@@ -234,6 +241,8 @@ static void complete(struct reader *r, struct entry *e)
 		}
 		if (!e->has_csum)
 			e->k.csum_lines = of->k.csum_lines;
+		if (!e->has_gcov)
+			e->k.gcov = of->k.gcov;
 	}
 	if (!e->k.make_target) {
 		char t[MAX_NAME + 8];

@@ -22,6 +22,8 @@ struct fb_kernel {
 	int mem_mb;		/* guest memory */
 	const char *make_target;/* what builds it */
 	bool csum_lines;	/* prints kernel/README.md's csum-error lines */
+	bool gcov;		/* counts fs/ext4 and fs/jbd2 with gcov: the agent
+				   hands the counters back per case (coverage = gcov) */
 	const char *variant_of;	/* the kernel whose scenario role it takes, or NULL */
 	const char *path;	/* --kernel-image: the image itself (absolute), NULL
 				   for a kernel of the registry (build/kernel/NAME/) */

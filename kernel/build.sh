@@ -620,6 +620,28 @@ make -s -C "$kb/src/$tree" O="$kb/obj/$objdir" -j"$jobs" \
 	KBUILD_BUILD_USER=flipbed KBUILD_BUILD_HOST=flipbed bzImage
 out=$kb/$name
 mkdir -p "$out"
+# A coverage kernel (coverage = gcov): what gcov needs to read its
+# counters later, when the shared trees have moved on to another kernel's
+# series (harness/coverage/README.md): the notes files of fs/ext4 and
+# fs/jbd2 (.gcno) and their source as compiled, the build id that the
+# guest's counters must carry, and the object directory that debugfs names
+# them by. Kept before the kernel is copied out, so that a kernel whose
+# bundle could not be made is not taken for built.
+if [ "$(get "$kernel" coverage || true)" = gcov ]; then
+	g=$out/gcov
+	rm -rf "$g.new"
+	for d in fs/ext4 fs/jbd2; do
+		mkdir -p "$g.new/src/$d" "$g.new/obj/$d"
+		find "$kb/src/$tree/$d" -maxdepth 1 -name '*.[ch]' -exec cp -t "$g.new/src/$d" {} +
+		cp "$kb/obj/$objdir/$d"/*.gcno "$g.new/obj/$d/"
+	done
+	id=$(readelf -n "$kb/obj/$objdir/vmlinux" | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | head -n 1)
+	[ -n "$id" ] || die "$name: vmlinux has no GNU build id"
+	echo "$id" > "$g.new/build-id"
+	echo "$kb/obj/$objdir" > "$g.new/objdir"
+	rm -rf "$g"
+	mv "$g.new" "$g"
+fi
 for f in arch/x86/boot/bzImage vmlinux .config; do
 	base=$(basename "$f"); [ "$base" = .config ] && base=config
 	cmp -s "$kb/obj/$objdir/$f" "$out/$base" || cp "$kb/obj/$objdir/$f" "$out/$base"

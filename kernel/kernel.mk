@@ -19,6 +19,7 @@ KERNEL_VARIANTS += kasan
 endif
 KERNELS_6_12 := stock-6.12 patched-6.12
 KERNELS_DEBIAN := debian-6.1 debian-6.12
+KERNELS_GCOV := stock-gcov patched-gcov
 
 PACKAGES += linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev \
 	xz-utils zstd binutils cpio perl python3 qemu-system-x86 qemu-utils apt dpkg kmod
@@ -40,12 +41,14 @@ $(foreach k,$(KERNEL_NAMES),$(eval $(call KERNEL_RULE,$(k))))
 $(B)/kernel/patched/bzImage: | $(B)/kernel/stock/bzImage
 $(B)/kernel/kasan/bzImage: | $(B)/kernel/patched/bzImage
 $(B)/kernel/patched-6.12/bzImage: | $(B)/kernel/stock-6.12/bzImage
+$(B)/kernel/patched-gcov/bzImage: | $(B)/kernel/stock-gcov/bzImage
 
-.PHONY: kernels kasan kernels-6.12 kernels-debian check-6.12 check-patches
+.PHONY: kernels kasan kernels-6.12 kernels-debian kernels-gcov check-6.12 check-patches
 kernels: $(foreach v,$(KERNEL_VARIANTS),$(B)/kernel/$(v)/bzImage)
 kasan: $(B)/kernel/kasan/bzImage
 kernels-6.12: $(foreach k,$(KERNELS_6_12),$(B)/kernel/$(k)/bzImage)
 kernels-debian: $(foreach k,$(KERNELS_DEBIAN),$(B)/kernel/$(k)/bzImage)
+kernels-gcov: $(foreach k,$(KERNELS_GCOV),$(B)/kernel/$(k)/bzImage)
 
 # Their debug info (the -dbg packages, about 1 GB each to fetch; not in
 # make check): flipbed then decodes a case's call traces to file:line.
