@@ -48,6 +48,8 @@ static void setup(void)
 		die("mount /dev");
 	/* tracepoints (ext4:ext4_csum_error ...), where the kernel has tracing */
 	(void)mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	/* a coverage kernel's counters (gcov.c), where the kernel has debugfs */
+	(void)mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 }
 
 /* Device nodes appear when their driver probes; give it a few seconds. */
@@ -105,7 +107,8 @@ static int find_disk(const char *want)
 /*
  * Collect the host's lines for one case: "disk SERIAL" (a batch: the disk
  * of this case), "watch OFFSET LENGTH" (the target's bytes, bioread.c),
- * "step TEXT" lines, then "go" (1). "halt" (0): no more
+ * "coverage" (send this case's gcov counters, gcov.c), "step TEXT" lines,
+ * then "go" (1). "halt" (0): no more
  * cases; "release" (2): unmount what the last case left; -1 if the host
  * left.
  */
@@ -125,6 +128,10 @@ static int receive_steps(void)
 			return 0;
 		if (!strcmp(line, "release"))
 			return 2;
+		if (!strcmp(line, "coverage")) {
+			gcov_want();
+			continue;
+		}
 		if (!strncmp(line, "watch ", 6)) {
 			bioread_watch(line + 6);
 			continue;
@@ -270,6 +277,7 @@ static void run_case(void)
 
 	if (*serial)
 		mark_case();
+	gcov_case_start();
 	wait_for(disk);
 	bioread_start();
 	for (int i = 0; i < nsteps && !crashed; i++) {
@@ -286,6 +294,7 @@ static void run_case(void)
 	fserror_stop();
 	bioread_stop();
 	kmsg_drain();
+	gcov_case_end();
 	chan_send("done %d %d%s", passed, failed, mounted() ? " mounted" : "");
 	chan_drain();
 	for (int i = 0; i < nsteps; i++)

@@ -5,7 +5,8 @@
  * concurrent ones, fds.c the descriptors kept across steps, modules.c
  * loads a modular kernel's drivers, pattern.c
  * makes file contents, fserror.c watches for
- * ext4's error reports, bioread.c sees how the kernel read the target). The protocol is described in README.md.
+ * ext4's error reports, bioread.c sees how the kernel read the target,
+ * gcov.c hands a coverage kernel's counters back). The protocol is described in README.md.
  */
 #ifndef FLIPBED_AGENT_H
 #define FLIPBED_AGENT_H
@@ -42,6 +43,14 @@ char *chan_recv(void);
 int kmsg_start(void);
 void kmsg_drain(void);	/* forward what is pending now */
 void kmsg_stop(void);	/* drain and end the thread */
+
+/*
+ * gcov.c: a coverage kernel's counters: gcov_want() when the host asks
+ * ("coverage"), zeroed at the case's start, sent before its "done".
+ */
+void gcov_want(void);
+void gcov_case_start(void);
+void gcov_case_end(void);
 
 /* pattern.c: deterministic file contents and digests. */
 void pattern_fill(const char *path, uint64_t off, unsigned char *buf, size_t len);

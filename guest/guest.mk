@@ -4,7 +4,7 @@
 # step table (steps.def, steps.c) and the file pattern (pattern.c): flipbed
 # links the same objects (harness/harness.mk) and includes "guest/steps.h".
 
-GUEST_SRCS := $(addprefix guest/,agent.c bioread.c chan.c copy.c fds.c fserror.c kmsg.c modules.c ops.c pattern.c race.c steps.c)
+GUEST_SRCS := $(addprefix guest/,agent.c bioread.c chan.c copy.c fds.c fserror.c gcov.c kmsg.c modules.c ops.c pattern.c race.c steps.c)
 GUEST_OBJS := $(patsubst guest/%.c,$(B)/obj/guest/%.o,$(GUEST_SRCS))
 
 ALL += $(B)/guest/initramfs.cpio.gz

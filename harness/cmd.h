@@ -23,6 +23,7 @@ int cmd_image(int argc, char **argv);		/* cmd/image_cmd.c */
 int cmd_campaign(int argc, char **argv);	/* campaign/campaign.c */
 int cmd_crash(int argc, char **argv);		/* crash/crash.c */
 int cmd_bisect(int argc, char **argv);		/* bisect/bisect.c */
+int cmd_coverage(int argc, char **argv);	/* coverage/coverage.c */
 
 /*
  * The results commands (report/report_cmds.c). report and merge return the

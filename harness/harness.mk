@@ -21,6 +21,9 @@
 #              message means (classify/classify.mk)
 #   report/    the results library and report/show/diff/merge (report/report.mk)
 #   campaign/  seeded scenario generation, findings, the minimizer
+#   coverage/  a coverage kernel's gcov counters per case, the checksum
+#              verification sites of its source and `flipbed coverage`
+#              (coverage/coverage.mk)
 #   crash/     power cuts at every flush point of a workload (crash/crash.mk)
 #   bisect/    the first kernel commit that changes a case (bisect/bisect.mk)
 # main.c dispatches the subcommands declared in cmd.h; util.c, outcome.c
@@ -58,6 +61,7 @@ include harness/crash/crash.mk
 include harness/bisect/bisect.mk
 include harness/report/report.mk
 include harness/witness/witness.mk
+include harness/coverage/coverage.mk
 include harness/tests/fuzz/fuzz.mk
 
 # The kernel registry flipbed carries (kernels.c): kernel/kernels.ini as a

@@ -27,6 +27,7 @@ static const struct {
 	{ "campaign", cmd_campaign, "seeded random corruption and its findings: flipbed campaign --seed S --count N [options]" },
 	{ "crash", cmd_crash, "power cuts at every flush point of a workload: flipbed crash SCENARIO [--points all|N] [--kernel K] [--out DIR]" },
 	{ "bisect", cmd_bisect, "the first kernel commit that changes a case's outcome: flipbed bisect CASE --tree DIR --good REV --bad REV" },
+	{ "coverage", cmd_coverage, "which checksum checks and failure branches a run reached: flipbed coverage DIR | --sites KERNEL" },
 	{ "image", cmd_image, "run an existing ext4 image as a case: flipbed image IMAGE [--kernel K] [--workload W]" },
 	{ "boot", cmd_boot, "boot a kernel on an image and run agent steps (flipbed boot --help)" },
 };

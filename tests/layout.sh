@@ -44,9 +44,11 @@ golden		root boot guest scenario
 judge		root boot guest golden scenario
 # the reports show the classifier's and the witnesses' results
 report		root classify witness
+# coverage reads the agent's counters, runs gcov and rebuilds the reports
+coverage	root boot guest report
 # the case engine uses every part that judges or shows a case
-run		root boot classify scenario golden judge witness report corruptor guest
-campaign	root boot classify scenario golden judge witness report corruptor guest run
+run		root boot classify scenario golden judge witness report corruptor guest coverage
+campaign	root boot classify scenario golden judge witness report corruptor guest run coverage
 # crash reads the plugin's write log with the plugin's own format code
 crash		root boot classify scenario golden judge witness report corruptor guest run nbd-plugins/flipbed/wlog.h
 bisect		root

@@ -145,6 +145,8 @@ static void on_agent_line(struct run *x, char *line)
 			send_line(x, "disk %s\n", x->c->serial);
 		if (x->c->watch)
 			send_line(x, "watch %s\n", x->c->watch);
+		if (x->c->coverage)
+			send_line(x, "%s\n", "coverage");
 		for (int i = 0; i < x->c->nsteps; i++)
 			send_line(x, "step %s\n", x->c->steps[i]);
 		send_line(x, "%s\n", "go");
@@ -180,6 +182,8 @@ static void on_agent_line(struct run *x, char *line)
 			send_line(x, "disk %s\n", seg.serial);
 		if (seg.watch)
 			send_line(x, "watch %s\n", seg.watch);
+		if (x->c->coverage)
+			send_line(x, "%s\n", "coverage");
 		for (int i = 0; i < seg.nsteps; i++)
 			send_line(x, "step %s\n", seg.steps[i]);
 		send_line(x, "%s\n", "go");

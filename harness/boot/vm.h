@@ -54,6 +54,8 @@ struct fb_vm_config {
 	int mem_mb;		/* 256; KASAN kernels need 512 */
 	bool pci;		/* a kernel with modules (kernel_modules.h): QEMU's pc
 				 * machine with virtio over PCI, not microvm */
+	bool coverage;		/* a coverage kernel: each case asks the agent for its
+				 * gcov counters ("coverage", coverage/receive.h) */
 	int cpus;		/* vCPUs: 0 or 1, one; more run as threads of
 				 * their own (multi-threaded TCG), for races */
 	double timeout;		/* seconds from QEMU's start to the first "done" */

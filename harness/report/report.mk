@@ -19,7 +19,7 @@ REPORT_SRCS := $(addprefix harness/report/,report.c report_case.c \
 	report_merge.c report_order.c report_page.c report_show.c report_campaign.c \
 	report_table.c report_util.c report_explain.c report_iron.c report_signals.c \
 	report_series.c report_heatmap.c report_history.c report_chart.c \
-	report_campaign_html.c)
+	report_campaign_html.c report_coverage.c)
 REPORT_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(REPORT_SRCS))
 REPORT_LIB := $(B)/obj/harness/libfbreport.a
 # What a program linking the library alone needs besides it.

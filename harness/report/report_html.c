@@ -205,6 +205,7 @@ static int write_index(const struct fb_run *run, const struct fb_table *t)
 	print_list(run, FB_VERDICT_INFRA, "Infra errors", out);
 	print_list(run, FB_VERDICT_SKIP, "Skipped", out);
 	print_list(run, FB_VERDICT_INTERRUPTED, "Interrupted", out);
+	fb_coverage_html(out, run);
 	if (lists)
 		fwrite(lists, 1, len, out);
 	fb_html_tail(out);

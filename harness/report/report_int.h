@@ -159,6 +159,10 @@ void fb_series_free(struct fb_series *s);
 bool fb_series_cell(const struct fb_series *s, const struct fb_cell *cell);
 /* summary.md's and index.html's list of the changed pairs (nothing without pairs). */
 void fb_series_md(FILE *out, const struct fb_run *run, const struct fb_series *s);
+
+/* report_coverage.c: DIR/coverage.json's table (flipbed coverage), if any. */
+void fb_coverage_md(FILE *out, const struct fb_run *run);
+void fb_coverage_html(FILE *out, const struct fb_run *run);
 void fb_series_html(FILE *out, const struct fb_run *run, const struct fb_series *s);
 
 /* `flipbed merge`: OUT from the shard runs DIRS; ARGV is recorded in run.json. */

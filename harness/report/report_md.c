@@ -212,6 +212,7 @@ int fb_report_summary(const struct fb_run *run, FILE *out)
 		print_list(run, FB_VERDICT_INTERRUPTED, "Interrupted", out);
 		print_fserror(run, out);
 		fb_signals_summary(out, run);
+		fb_coverage_md(out, run);
 	}
 	fb_series_free(&s);
 	fb_table_free(&t);

@@ -404,6 +404,7 @@ static int boot_batch(struct casectx *all, int *order, int n, int boot_no, const
 	vc.ndisks = b.n;
 	vc.serial = b.serial[0];
 	vc.watch = *all[b.order[0]].watch ? all[b.order[0]].watch : NULL;
+	vc.coverage = k->gcov;
 	vc.dir = priv;
 	vc.mem_mb = k->mem_mb;
 	vc.pci = k->modules != NULL;

@@ -17,6 +17,7 @@
 #include "boot/vm.h"
 #include "classify/classify.h"
 #include "classify/order.h"
+#include "coverage/receive.h"
 #include "guest/steps.h"
 #include "outcome.h"
 #include "witness/bioread.h"
@@ -53,6 +54,7 @@ struct casectx {
 	char watch[48];			/* the target's "OFFSET LENGTH", sent as "watch", or "" */
 	struct fb_bioread br;		/* the guest's reads of those bytes (witness/bioread.h) */
 	json_t *bio_reads;		/* their "bio_reads" record, made once the boot ended */
+	struct fb_gcov_recv gcov;	/* a coverage kernel's counters (coverage/receive.h) */
 	char infra[512];
 	bool infra_own;			/* INFRA was set before any signal came: the case's own */
 	struct fb_expect expect;

@@ -160,7 +160,14 @@ void case_on_agent(void *ctx, const char *line)
 	struct casectx *x = ctx;
 	char result[64];
 
+	/* a coverage kernel's counters: the files, not the transcript, keep them */
+	if (!strncmp(line, "gcdata ", 7)) {
+		fb_gcov_recv_line(&x->gcov, line);
+		return;
+	}
 	fprintf(x->log, "A %s\n", line);
+	if (fb_gcov_recv_line(&x->gcov, line))
+		return;
 	if (x->o->verbose)
 		fprintf(stderr, "%s: A %s\n", x->c->name, line);
 	if (fb_fserror_line(&x->fse, line) || fb_bioread_line(&x->br, line))
@@ -818,6 +825,7 @@ static int boot_case(struct casectx *x, struct fb_vm_result *vr, double *t_boot,
 	vc.pci = k->modules != NULL;
 	vc.timeout = x->s->timeout;
 	vc.watch = *x->watch ? x->watch : NULL;
+	vc.coverage = k->gcov;
 	vc.steps = x->steps;
 	vc.nsteps = x->nsteps;
 	vc.peer = &x->nbd.proc;
@@ -883,6 +891,14 @@ static void expect_errors(struct casectx *x, int f, char *buf, size_t len)
  * be made leaves the case without a record (-1); every later failure is an
  * infra reason that case_record() writes into case.json.
  */
+/* Whether the case's kernel is a coverage kernel (kernels.ini coverage = gcov). */
+static bool case_kernel_gcov(const struct casectx *x)
+{
+	const struct fb_kernel *k = fb_kernel_find(x->c->kernel);
+
+	return k && k->gcov;
+}
+
 int case_open(struct casectx *x, const char *priv)
 {
 	char sub[PATH_MAX], path[PATH_MAX + 32];
@@ -896,6 +912,7 @@ int case_open(struct casectx *x, const char *priv)
 	}
 	snprintf(x->sub, sizeof(x->sub), "%s", sub);
 	snprintf(x->image, sizeof(x->image), "%s/image.raw", x->dir);
+	fb_gcov_recv_init(&x->gcov, x->dir, case_kernel_gcov(x));
 	x->out.fsck = FB_FSCK_NOT_RUN;
 	x->out.data = FB_DATA_NOT_CHECKED;
 	x->verdict = FB_VERDICT_PASS;
@@ -1394,6 +1411,9 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 	load_bio_reads(x);
 	json_object_set_new(rec, "bio_reads", x->bio_reads ? x->bio_reads : json_null());
 	x->bio_reads = NULL;
+	json_t *cov = fb_gcov_recv_json(&x->gcov);
+	if (cov)
+		json_object_set_new(rec, "coverage", cov);
 	json_object_set_new(rec, "data_detail", json_string(x->ddetail));
 	json_object_set_new(rec, "acknowledged", x->acked ? x->acked : json_array());
 	x->acked = NULL;
