@@ -21,3 +21,9 @@ $(eval $(call UNIT_TEST,test-coverage,harness/coverage/tests/test-coverage.c \
 	$(B)/obj/harness/util.o $(B)/obj/guest/pattern.o,jansson,$(HARNESS_TEST_CFLAGS)))
 
 TESTS += $(call SHELL_TESTS,harness/coverage/tests)
+
+# What a case costs on a coverage kernel, beside patched (target 2x).
+BENCHES += bench-coverage
+.PHONY: bench-coverage
+bench-coverage: $(ALL) $(foreach k,$(KERNELS_GCOV),$(B)/kernel/$(k)/bzImage)
+	@harness/coverage/bench-coverage.sh

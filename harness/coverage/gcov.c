@@ -335,10 +335,21 @@ void fb_cov_free(struct fb_cov *c)
 int fb_gcov_read_case(const char *bundle, const char *gcovdir, struct fb_cov *cov, char *why,
 		      size_t len)
 {
-	char tmp[4096], out[4200];
+	char tmp[4096], out[4200], *gabs, *babs;
 	int rc = 0, total = 0;
 
 	fb_cov_free(cov);
+	/* the links of the private directory must name them from anywhere */
+	gabs = realpath(gcovdir, NULL);
+	babs = realpath(bundle, NULL);
+	if (!gabs || !babs) {
+		snprintf(why, len, "%s: %s", gabs ? bundle : gcovdir, strerror(errno));
+		free(gabs);
+		free(babs);
+		return -1;
+	}
+	bundle = babs;
+	gcovdir = gabs;
 	if (fb_private_dir(tmp, sizeof(tmp))) {
 		snprintf(why, len, "cannot make a private directory: %s", strerror(errno));
 		return -1;
@@ -363,6 +374,8 @@ int fb_gcov_read_case(const char *bundle, const char *gcovdir, struct fb_cov *co
 		rc = -1;
 	}
 	fb_remove_tree(tmp);
+	free(gabs);
+	free(babs);
 	if (rc)
 		fb_cov_free(cov);
 	return rc;

@@ -326,6 +326,106 @@ static void report_lines(const struct lexed *x, size_t from, size_t to, struct f
 	}
 }
 
+/* The branch the if whose condition opens at COND takes on a failure. */
+static void branch_of_if(const struct lexed *x, size_t cond, int check_line, bool fail_true,
+			 struct fb_site *s)
+{
+	size_t body = skip_group(x, cond);
+
+	if (fail_true) {
+		s->how = FB_FAIL_THEN;
+		s->fail_line = first_line(x, body);
+		s->fail_end = last_line(x, body);
+		report_lines(x, body, skip_statement(x, body), s);
+	} else {
+		size_t after = skip_statement(x, body);
+
+		if (after < x->n && is(&x->t[after], "else")) {
+			s->how = FB_FAIL_ELSE;
+			s->fail_line = first_line(x, after + 1);
+			s->fail_end = last_line(x, after + 1);
+			report_lines(x, after + 1, skip_statement(x, after + 1), s);
+		} else {
+			s->how = FB_FAIL_AFTER;
+			s->fail_line = first_line(x, after);
+			s->fail_end = last_line(x, after);
+			report_lines(x, after, skip_statement(x, after), s);
+			if (!s->fail_line)
+				snprintf(s->why, sizeof(s->why), "falls out of its block");
+		}
+	}
+	if (s->fail_line && s->fail_line == check_line) {
+		s->fail_line = 0;
+		snprintf(s->why, sizeof(s->why), "the branch starts on the check's line");
+	}
+	if (!s->fail_line) {
+		s->how = FB_FAIL_NONE;
+		s->fail_end = 0;
+		s->nreport = 0;
+	}
+}
+
+/*
+ * A result kept in a variable (`int ok = check(...);`, `ok = check(...);`,
+ * START the statement's first token): the first if after it, in the same
+ * block, that tests the variable for success or failure (`!ok`, `ok == 0`,
+ * `ok`, `ok == 1`, `ok > 0`; a test against a negative errno, `ok ==
+ * -EFSCORRUPTED`, is another outcome and is passed over) decides the
+ * branch. 0, or -1 when none does.
+ */
+static int follow_kept(const struct lexed *x, size_t start, size_t call, struct fb_site *s)
+{
+	char var[64];
+	size_t eq = call, end;
+	int depth = 0;
+
+	if (call < 2 || !is(&x->t[call - 1], "=") || x->t[call - 2].kind != T_ID)
+		return -1;
+	tokcpy(var, sizeof(var), &x->t[call - 2]);
+	(void)eq;
+	end = skip_statement(x, start);
+	for (size_t i = end; i < x->n; i++) {
+		if (is(&x->t[i], "{"))
+			depth++;
+		else if (is(&x->t[i], "}") && --depth < 0)
+			return -1;
+		if (!is(&x->t[i], "if") || i + 1 >= x->n || !is(&x->t[i + 1], "("))
+			continue;
+		size_t cond = i + 1, ce = skip_group(x, cond);
+
+		for (size_t k = cond + 1; k + 1 < ce; k++) {
+			const struct tok *v = &x->t[k], *nx = &x->t[k + 1];
+			bool neg = is(&x->t[k - 1], "!"), fail_true;
+
+			if (v->kind != T_ID || !is(v, var))
+				continue;
+			if ((is(nx, "==") || is(nx, "!=")) && k + 2 < ce && is(&x->t[k + 2], "-"))
+				break;	/* another outcome: look at the next if */
+			if (is(nx, "==") && k + 2 < ce && is(&x->t[k + 2], "0"))
+				fail_true = true;
+			else if (is(nx, "<=") && k + 2 < ce && is(&x->t[k + 2], "0"))
+				fail_true = true;
+			else if ((is(nx, "==") && k + 2 < ce && is(&x->t[k + 2], "1")) ||
+				 (is(nx, ">") && k + 2 < ce && is(&x->t[k + 2], "0")))
+				fail_true = false;
+			else if (is(nx, ")") || is(nx, "&&") || is(nx, "||"))
+				fail_true = neg;
+			else
+				break;
+			for (size_t j = cond + 1; j + 1 < ce; j++)
+				if (is(&x->t[j], "&&") || is(&x->t[j], "||"))
+					s->joined = true;
+			snprintf(s->why, sizeof(s->why), "kept in %s, tested at line %d", var,
+				 x->t[k].line);
+			branch_of_if(x, cond, x->t[call].line, fail_true, s);
+			if (s->how != FB_FAIL_NONE)
+				s->why[0] = '\0';
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /*
  * Where the check at [FROM, TO) fails to, given FAIL_TRUE: whether its
  * failure makes its own part of a condition true.
@@ -359,11 +459,13 @@ static void branch(const struct lexed *x, size_t from, size_t to, bool fail_true
 		if (!depth && (is(t, "&&") || is(t, "||")))
 			s->joined = true;
 		if (!depth && (is(t, ";") || is(t, "{") || is(t, "}"))) {
-			snprintf(s->why, sizeof(s->why), "%s",
-				 i + 1 < from && is(&x->t[i + 1], "return") ?
-				 "returns the result to its caller" :
-				 "not an if's condition: the result is kept");
 			s->how = FB_FAIL_NONE;
+			if (i + 1 < from && is(&x->t[i + 1], "return")) {
+				snprintf(s->why, sizeof(s->why), "returns the result to its caller");
+				return;
+			}
+			snprintf(s->why, sizeof(s->why), "not an if's condition: the result is kept");
+			follow_kept(x, i + 1, from, s);
 			return;
 		}
 	}
@@ -372,42 +474,10 @@ static void branch(const struct lexed *x, size_t from, size_t to, bool fail_true
 		snprintf(s->why, sizeof(s->why), "outside any function");
 		return;
 	}
-	size_t cond = i, body = skip_group(x, cond);
-
-	for (size_t k = to; k < body - 1; k++)
+	for (size_t k = to; k < skip_group(x, i) - 1; k++)
 		if ((is(&x->t[k], "&&") || is(&x->t[k], "||")))
 			s->joined = true;
-	if (fail_true) {
-		s->how = FB_FAIL_THEN;
-		s->fail_line = first_line(x, body);
-		s->fail_end = last_line(x, body);
-		report_lines(x, body, skip_statement(x, body), s);
-	} else {
-		size_t after = skip_statement(x, body);
-
-		if (after < x->n && is(&x->t[after], "else")) {
-			s->how = FB_FAIL_ELSE;
-			s->fail_line = first_line(x, after + 1);
-			s->fail_end = last_line(x, after + 1);
-			report_lines(x, after + 1, skip_statement(x, after + 1), s);
-		} else {
-			s->how = FB_FAIL_AFTER;
-			s->fail_line = first_line(x, after);
-			s->fail_end = last_line(x, after);
-			report_lines(x, after, skip_statement(x, after), s);
-			if (!s->fail_line)
-				snprintf(s->why, sizeof(s->why), "falls out of its block");
-		}
-	}
-	if (s->fail_line && s->fail_line == x->t[from].line) {
-		s->fail_line = 0;
-		snprintf(s->why, sizeof(s->why), "the branch starts on the check's line");
-	}
-	if (!s->fail_line) {
-		s->how = FB_FAIL_NONE;
-		s->fail_end = 0;
-		s->nreport = 0;
-	}
+	branch_of_if(x, i, x->t[from].line, fail_true, s);
 }
 
 static struct fb_site *add(struct fb_site **sites, size_t *n, size_t *cap)
@@ -420,34 +490,141 @@ static struct fb_site *add(struct fb_site **sites, size_t *n, size_t *cap)
 	return &(*sites)[(*n)++];
 }
 
-void fb_sites_of_text(const char *file, const char *text, struct fb_site **sites,
-		      size_t *n, size_t *cap)
+/* ---- the verifiers: by name, then what returns a check's result ---- */
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static bool has(const struct names *set, const char *name)
 {
-	struct lexed x = { 0 };
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->v[i], name))
+			return true;
+	return false;
+}
+
+static void put(struct names *set, const char *name)
+{
+	if (has(set, name))
+		return;
+	set->v = xrealloc(set->v, (set->n + 1) * sizeof(*set->v));
+	set->v[set->n++] = xstrdup(name);
+}
+
+/* The comparison at OP (== or !=) reads a stored checksum against a value. */
+static bool stored_compare(const struct lexed *x, size_t op, size_t *lf, size_t *rt)
+{
+	size_t a, b, c, d;
+
+	operand(x, op, -1, &a, &b);
+	operand(x, op, 1, &c, &d);
+	*lf = a;
+	*rt = d;
+	return (reads_stored_csum(x, a, b) && !constant(x, c, d)) ||
+	       (reads_stored_csum(x, c, d) && !constant(x, a, b));
+}
+
+/* The function whose body opens at I (a "{" at depth 0 after ")"), or "". */
+static void function_at(const struct lexed *x, size_t i, char *func, size_t len)
+{
+	int d = 0;
+	size_t j = i - 1;
+
+	func[0] = '\0';
+	for (;; j--) {
+		if (is(&x->t[j], ")"))
+			d++;
+		else if (is(&x->t[j], "(") && --d == 0)
+			break;
+		if (!j)
+			return;
+	}
+	if (j > 0 && x->t[j - 1].kind == T_ID)
+		tokcpy(func, len, &x->t[j - 1]);
+}
+
+/*
+ * Add to VERIFIERS the functions of X that return a check's result: a
+ * return statement holding a verifier's call or a stored-checksum
+ * comparison. 1 when one was added.
+ */
+static int more_verifiers(const struct lexed *x, struct names *verifiers)
+{
+	char func[64] = "", name[96];
+	int depth = 0, added = 0;
+
+	for (size_t i = 0; i < x->n; i++) {
+		if (is(&x->t[i], "{")) {
+			if (!depth && i > 0 && is(&x->t[i - 1], ")"))
+				function_at(x, i, func, sizeof(func));
+			depth++;
+			continue;
+		}
+		if (is(&x->t[i], "}")) {
+			if (depth > 0 && --depth == 0)
+				func[0] = '\0';
+			continue;
+		}
+		if (!depth || !*func || has(verifiers, func) || !is(&x->t[i], "return"))
+			continue;
+		size_t end = skip_statement(x, i);
+
+		for (size_t k = i + 1; k < end; k++) {
+			size_t lf, rt;
+
+			tokcpy(name, sizeof(name), &x->t[k]);
+			if ((x->t[k].kind == T_ID && k + 1 < end && is(&x->t[k + 1], "(") &&
+			     has(verifiers, name)) ||
+			    ((is(&x->t[k], "==") || is(&x->t[k], "!=")) &&
+			     stored_compare(x, k, &lf, &rt))) {
+				put(verifiers, func);
+				added = 1;
+				break;
+			}
+		}
+	}
+	return added;
+}
+
+/* The verifiers by name: every function of X whose name says it verifies. */
+static void named_verifiers(const struct lexed *x, struct names *verifiers)
+{
+	char name[96];
+	int depth = 0;
+
+	for (size_t i = 0; i < x->n; i++) {
+		if (is(&x->t[i], "{")) {
+			if (!depth && i > 0 && is(&x->t[i - 1], ")")) {
+				function_at(x, i, name, sizeof(name));
+				if (fb_site_is_verifier_name(name))
+					put(verifiers, name);
+			}
+			depth++;
+		} else if (is(&x->t[i], "}") && depth > 0) {
+			depth--;
+		} else if (x->t[i].kind == T_ID && i + 1 < x->n && is(&x->t[i + 1], "(")) {
+			tokcpy(name, sizeof(name), &x->t[i]);
+			if (fb_site_is_verifier_name(name))
+				put(verifiers, name);
+		}
+	}
+}
+
+/* The sites of X (FILE its name), given every verifier. */
+static void sites_of(const struct lexed *x, const char *file, const struct names *verifiers,
+		     struct fb_site **sites, size_t *n, size_t *cap)
+{
 	char func[64] = "", name[96];
 	int depth = 0;
 
-	lex(&x, text);
-	for (size_t i = 0; i < x.n; i++) {
-		const struct tok *t = &x.t[i];
+	for (size_t i = 0; i < x->n; i++) {
+		const struct tok *t = &x->t[i];
 
 		if (is(t, "{")) {
-			/* a function's body: NAME ( ... ) { at depth 0 */
-			if (!depth && i > 0 && is(&x.t[i - 1], ")")) {
-				int d = 0;
-				size_t j = i - 1;
-
-				for (;; j--) {
-					if (is(&x.t[j], ")"))
-						d++;
-					else if (is(&x.t[j], "(") && --d == 0)
-						break;
-					if (!j)
-						break;
-				}
-				if (j > 0 && x.t[j - 1].kind == T_ID)
-					tokcpy(func, sizeof(func), &x.t[j - 1]);
-			}
+			if (!depth && i > 0 && is(&x->t[i - 1], ")"))
+				function_at(x, i, func, sizeof(func));
 			depth++;
 			continue;
 		}
@@ -456,11 +633,11 @@ void fb_sites_of_text(const char *file, const char *text, struct fb_site **sites
 				func[0] = '\0';
 			continue;
 		}
-		if (!depth || fb_site_is_verifier_name(func))
+		if (!depth || has(verifiers, func))
 			continue;
-		if (t->kind == T_ID && i + 1 < x.n && is(&x.t[i + 1], "(")) {
+		if (t->kind == T_ID && i + 1 < x->n && is(&x->t[i + 1], "(")) {
 			tokcpy(name, sizeof(name), t);
-			if (!fb_site_is_verifier_name(name))
+			if (!has(verifiers, name))
 				continue;
 			struct fb_site *s = add(sites, n, cap);
 
@@ -468,28 +645,64 @@ void fb_sites_of_text(const char *file, const char *text, struct fb_site **sites
 			snprintf(s->func, sizeof(s->func), "%s", func);
 			snprintf(s->check, sizeof(s->check), "%s", name);
 			s->line = t->line;
-			branch(&x, i, skip_group(&x, i + 1), i > 0 && is(&x.t[i - 1], "!"), s);
+			branch(x, i, skip_group(x, i + 1), i > 0 && is(&x->t[i - 1], "!"), s);
 			continue;
 		}
 		if (is(t, "==") || is(t, "!=")) {
-			size_t lf, lt, rf, rt;
+			size_t lf, rt;
 
-			operand(&x, i, -1, &lf, &lt);
-			operand(&x, i, 1, &rf, &rt);
-			if (!(reads_stored_csum(&x, lf, lt) && !constant(&x, rf, rt)) &&
-			    !(reads_stored_csum(&x, rf, rt) && !constant(&x, lf, lt)))
+			if (!stored_compare(x, i, &lf, &rt))
 				continue;
 			struct fb_site *s = add(sites, n, cap);
 
 			snprintf(s->file, sizeof(s->file), "%s", file);
 			snprintf(s->func, sizeof(s->func), "%s", func);
-			text_of(&x, lf, rt, s->check, sizeof(s->check));
+			text_of(x, lf, rt, s->check, sizeof(s->check));
 			s->line = t->line;
-			branch(&x, lf, rt, is(t, "!="), s);
+			branch(x, lf, rt, is(t, "!="), s);
 		}
 	}
-	free(x.t);
-	free(x.text);
+}
+
+static void free_names(struct names *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		free(set->v[i]);
+	free(set->v);
+}
+
+/* The sites of N files (NAMES, TEXTS), appended to *SITES. */
+static void sites_of_texts(char *const *names, char *const *texts, size_t nfiles,
+			   struct fb_site **sites, size_t *n, size_t *cap)
+{
+	struct lexed *x = xcalloc(nfiles ? nfiles : 1, sizeof(*x));
+	struct names verifiers = { 0 };
+
+	for (size_t f = 0; f < nfiles; f++) {
+		lex(&x[f], texts[f]);
+		named_verifiers(&x[f], &verifiers);
+	}
+	/* a function returning a verifier's result is one: to a fixed point */
+	for (int more = 1; more;) {
+		more = 0;
+		for (size_t f = 0; f < nfiles; f++)
+			more |= more_verifiers(&x[f], &verifiers);
+	}
+	for (size_t f = 0; f < nfiles; f++) {
+		sites_of(&x[f], names[f], &verifiers, sites, n, cap);
+		free(x[f].t);
+		free(x[f].text);
+	}
+	free(x);
+	free_names(&verifiers);
+}
+
+void fb_sites_of_text(const char *file, const char *text, struct fb_site **sites,
+		      size_t *n, size_t *cap)
+{
+	char *names[1] = { (char *)file }, *texts[1] = { (char *)text };
+
+	sites_of_texts(names, texts, 1, sites, n, cap);
 }
 
 static int by_place(const void *a, const void *b)
@@ -508,13 +721,15 @@ static int by_name(const void *a, const void *b)
 int fb_sites_scan(const char *src, struct fb_site **ret, size_t *n, char *why, size_t len)
 {
 	static const char *const dirs[] = { "fs/ext4", "fs/jbd2" };
+	char *names[1024], *texts[1024];
 	struct fb_site *sites = NULL;
-	size_t cap = 0;
+	size_t cap = 0, nf = 0;
+	int rc = 0;
 
 	*n = 0;
-	for (int d = 0; d < 2; d++) {
-		char dir[4096], path[4200], rel[96];
-		char *names[512];
+	for (int d = 0; d < 2 && !rc; d++) {
+		char dir[4096], path[4200];
+		char *found[512];
 		size_t nn = 0;
 		struct dirent *e;
 		DIR *dp;
@@ -523,35 +738,43 @@ int fb_sites_scan(const char *src, struct fb_site **ret, size_t *n, char *why, s
 		dp = opendir(dir);
 		if (!dp) {
 			snprintf(why, len, "%s: %s", dir, strerror(errno));
-			free(sites);
-			return -1;
+			rc = -1;
+			break;
 		}
-		while ((e = readdir(dp)) && nn < sizeof(names) / sizeof(*names)) {
+		while ((e = readdir(dp)) && nn < sizeof(found) / sizeof(*found)) {
 			size_t l = strlen(e->d_name);
 
 			if (l > 2 && l < 40 && !strcmp(e->d_name + l - 2, ".c"))
-				names[nn++] = xstrdup(e->d_name);
+				found[nn++] = xstrdup(e->d_name);
 		}
 		closedir(dp);
-		qsort(names, nn, sizeof(*names), by_name);
+		qsort(found, nn, sizeof(*found), by_name);
 		for (size_t k = 0; k < nn; k++) {
 			size_t tl;
-			char *text;
 
-			snprintf(path, sizeof(path), "%s/%s", dir, names[k]);
-			snprintf(rel, sizeof(rel), "%s/%s", dirs[d], names[k]);
-			text = fb_slurp(path, &tl);
-			if (!text) {
-				snprintf(why, len, "%s: %s", path, strerror(errno));
-				for (; k < nn; k++)
-					free(names[k]);
-				free(sites);
-				return -1;
+			snprintf(path, sizeof(path), "%s/%s", dir, found[k]);
+			if (!rc && nf < sizeof(names) / sizeof(*names)) {
+				texts[nf] = fb_slurp(path, &tl);
+				if (!texts[nf]) {
+					snprintf(why, len, "%s: %s", path, strerror(errno));
+					rc = -1;
+				} else {
+					names[nf] = xmalloc(strlen(dirs[d]) + strlen(found[k]) + 2);
+					sprintf(names[nf++], "%s/%s", dirs[d], found[k]);
+				}
 			}
-			fb_sites_of_text(rel, text, &sites, n, &cap);
-			free(text);
-			free(names[k]);
+			free(found[k]);
 		}
+	}
+	if (!rc)
+		sites_of_texts(names, texts, nf, &sites, n, &cap);
+	for (size_t f = 0; f < nf; f++) {
+		free(names[f]);
+		free(texts[f]);
+	}
+	if (rc) {
+		free(sites);
+		return -1;
 	}
 	qsort(sites, *n, sizeof(*sites), by_place);
 	*ret = sites;

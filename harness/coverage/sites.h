@@ -4,8 +4,10 @@
  * from the source the kernel was built from (build/kernel/NAME/gcov/src/),
  * never from a list kept by hand.
  *
- * A verifier is a function defined there whose name says it verifies a
- * checksum (it contains "csum_verify" or "verify_csum"). A site is, in any
+ * A verifier is a function whose name says it verifies a checksum (it
+ * contains "csum_verify" or "verify_csum"), or one that returns a check's
+ * result (a return statement holding a verifier's call or a stored-checksum
+ * comparison), to a fixed point over all the files. A site is, in any
  * function that is not itself a verifier:
  *   - a call of a verifier;
  *   - a comparison (== or !=) with a stored checksum: an operand that reads
@@ -18,8 +20,10 @@
  * something from there, whatever it said.
  * Its failure branch is the statement the code runs when the check fails:
  * the if's body when a failure makes the condition's part true (a negated
- * call, "!="), else the else branch or the statement after the if. A check
- * whose result is returned or stored has no failure branch at the site,
+ * call, "!="), else the else branch or the statement after the if; a
+ * result kept in a variable, the branch of the first if that tests the
+ * variable for success or failure. A check whose result is otherwise kept
+ * has no failure branch at the site,
  * nor has one whose branch starts on the check's own line (a line count
  * cannot tell the branch from the test); the table says which.
  */

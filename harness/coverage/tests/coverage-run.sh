@@ -78,6 +78,11 @@ while read -r c f; do
 	[ "$f" = "$want" ] && ok "$c: failure branches: $f" ||
 		check_fail "$c: failure branches '$f', expected '$want' (another case's counts?)"
 done < "$T/batched.sets"
+# the run named by a relative path reads the same counters
+(cd "$T" && "$F" coverage solo --no-html > solo-rel.cov 2>&1) || fail "flipbed coverage solo (relative): exit $?"
+failed_sites solo > "$T/solo-rel.sets"
+cmp -s "$T/solo.sets" "$T/solo-rel.sets" && ok "a relative run path: the same failure branches" ||
+	check_fail "a relative run path gives other failure branches: $(diff "$T/solo.sets" "$T/solo-rel.sets")"
 diff "$T/batched.sets" "$T/solo.sets" > "$T/sets.diff" &&
 	ok "the same failure branches one case per boot" ||
 	check_fail "batched and solo differ: $(cat "$T/sets.diff")"

@@ -124,14 +124,16 @@ static void test_sites_without_branch(void **state)
 		"{\n"
 		"\treturn t->det_checksum == ext4_x_csum(i);\n"
 		"}\n"
-		"static int recheck(void *arg)\n"
+		"static int recheck(void *arg)\n"			/* returns a verifier's result: a verifier */
 		"{\n"
-		"\treturn ext4_x_csum_verify(arg);\n"			/* 7 */
+		"\treturn ext4_x_csum_verify(arg);\n"
 		"}\n"
 		"static void k(void)\n"
 		"{\n"
-		"\tok = ext4_x_csum_verify(i);\n"			/* 11 */
+		"\tok = ext4_x_csum_verify(i);\n"			/* 11: kept, never tested */
 		"\tif (!ext4_x_csum_verify(i)) return;\n"		/* 12 */
+		"\tif (!recheck(i))\n"					/* 13 */
+		"\t\tbad();\n"					/* 14 */
 		"}\n"
 		"/* ext4_y_csum_verify(i) in a comment */\n"
 		"#define Z ext4_z_csum_verify(i)\n";
@@ -139,14 +141,58 @@ static void test_sites_without_branch(void **state)
 	struct fb_site *s = scan(text, &n);
 
 	assert_int_equal(n, 3);
-	assert_int_equal(s[0].line, 7);
+	assert_int_equal(s[0].line, 11);
 	assert_int_equal(s[0].how, FB_FAIL_NONE);
-	assert_string_equal(s[0].why, "returns the result to its caller");
-	assert_int_equal(s[1].line, 11);
+	assert_string_equal(s[0].why, "not an if's condition: the result is kept");
+	assert_int_equal(s[1].line, 12);
 	assert_int_equal(s[1].how, FB_FAIL_NONE);
-	assert_int_equal(s[2].line, 12);
-	assert_int_equal(s[2].how, FB_FAIL_NONE);
-	assert_string_equal(s[2].why, "the branch starts on the check's line");
+	assert_string_equal(s[1].why, "the branch starts on the check's line");
+	assert_int_equal(s[2].line, 13);
+	assert_string_equal(s[2].check, "recheck");
+	assert_int_equal(s[2].how, FB_FAIL_THEN);
+	assert_int_equal(s[2].fail_line, 14);
+	free(s);
+}
+
+/* A check whose result a variable keeps: the first if that tests it for success or failure. */
+static void test_sites_kept_result(void **state)
+{
+	const char *text =
+		"static bool tail_ok(struct ext4_dir_entry *d)\n"	/* returns a comparison: a verifier */
+		"{\n"
+		"\treturn t->dt_checksum == ext4_dx_csum(d);\n"
+		"}\n"
+		"static int dx_check(struct ext4_dir_entry *d)\n"	/* returns a verifier's result */
+		"{\n"
+		"\tif (bad(d))\n"
+		"\t\treturn -EFSCORRUPTED;\n"
+		"\treturn tail_ok(d);\n"
+		"}\n"
+		"static void *read_block(void)\n"			/* 11 */
+		"{\n"
+		"\tint ok = dx_check(dirent);\n"			/* 13 */
+		"\n"
+		"\tif (ok == -EFSCORRUPTED) {\n"			/* 15: another outcome */
+		"\t\treturn ERR_PTR(-EFSCORRUPTED);\n"
+		"\t}\n"
+		"\tif (ok == 1 && !sim_fail())\n"			/* 18 */
+		"\t\tset_buffer_verified(bh);\n"
+		"\telse {\n"
+		"\t\tdirblock_csum_error(inode);\n"			/* 21 */
+		"\t\treturn ERR_PTR(-EFSBADCRC);\n"
+		"\t}\n"
+		"}\n";
+	size_t n;
+	struct fb_site *s = scan(text, &n);
+
+	assert_int_equal(n, 1);
+	assert_int_equal(s[0].line, 13);
+	assert_string_equal(s[0].check, "dx_check");
+	assert_int_equal(s[0].how, FB_FAIL_ELSE);
+	assert_int_equal(s[0].fail_line, 21);
+	assert_int_equal(s[0].nreport, 1);
+	assert_int_equal(s[0].report[0], 21);
+	assert_true(s[0].joined);
 	free(s);
 }
 
@@ -375,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_sites_positive_call_else_and_after),
 		cmocka_unit_test(test_sites_negated_group_and_wrappers),
 		cmocka_unit_test(test_sites_without_branch),
+		cmocka_unit_test(test_sites_kept_result),
 		cmocka_unit_test(test_sites_comparisons),
 		cmocka_unit_test_setup_teardown(test_recv_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_hostile, setup, teardown),
