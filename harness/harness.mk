@@ -41,7 +41,7 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_im
 	cmd/run_cmd.c cmd/image_cmd.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c classify/order.c \
 	campaign/campaign.c campaign/campaign_gen.c campaign/campaign_find.c \
-	campaign/campaign_min.c)
+	campaign/campaign_min.c campaign/campaign_guide.c)
 # The guest's step table and file pattern, the objects the agent links
 # (guest/guest.mk): one source, one object for both.
 HARNESS_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(HARNESS_SRCS)) \
@@ -53,6 +53,10 @@ HARNESS_LIBS = $(REPORT_LIB) $(FBX_LIBS) $(call PKG_LIBS,inih jansson)
 # The unit tests of every folder (UNIT_TEST, mk/unit-test.mk, in the
 # folder's fragment) include the harness's headers as the objects do.
 HARNESS_TEST_CFLAGS := -Iharness -I.
+
+# What a guided campaign learns from its cases' coverage (campaign_guide.c).
+$(eval $(call UNIT_TEST,test-campaign-guide,harness/tests/test-campaign-guide.c \
+	$(B)/obj/harness/campaign/campaign_guide.o $(B)/obj/harness/util.o,jansson,$(HARNESS_TEST_CFLAGS)))
 
 include harness/classify/classify.mk
 include harness/scenario/scenario.mk

@@ -21,6 +21,7 @@
 #include "campaign/campaign.h"
 #include "classify/classify.h"
 #include "classify/klog.h"
+#include "coverage/casecov.h"
 #include "cmd.h"
 #include "run/run.h"
 #include "boot/vm.h"
@@ -45,6 +46,8 @@ struct campaign_args {
 	bool keep;
 	bool generate_only;
 	bool have_seed;
+	bool guided;		/* --guided: rounds drawn by the coverage so far */
+	int round;		/* --round: cases per round of a guided campaign */
 };
 
 static void usage(FILE *f)
@@ -65,7 +68,11 @@ static void usage(FILE *f)
 "  --batch N           at most N cases per boot (1 to 7, default 7; 1: a boot per case)\n"
 "  --out DIR           campaign directory (default results/campaigns/seed-S)\n"
 "  --keep              keep every case image (default: none; findings get theirs)\n"
-"  --generate          write DIR/scenarios and stop\n");
+"  --generate          write DIR/scenarios and stop\n"
+"  --guided            (a coverage kernel) draw each round's cases by the coverage of\n"
+"                      the cases so far: prefer the types, recipes, timings and regions\n"
+"                      whose cases reached rarely reached failure branches\n"
+"  --round N           cases per round of --guided (default 50)\n");
 }
 
 /* "a,b,c" into V (at most MAX_LIST), each checked by OK. */
@@ -161,6 +168,8 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		{ "out", required_argument, NULL, 'o' },
 		{ "keep", no_argument, NULL, 'K' },
 		{ "generate", no_argument, NULL, 'g' },
+		{ "guided", no_argument, NULL, 'G' },
+		{ "round", required_argument, NULL, 'R' },
 		{ "minimize", required_argument, NULL, 'm' },
 		{ "title", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
@@ -237,6 +246,14 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 		case 'j':
 			if (fb_opt_jobs("campaign", optarg, &a->jobs))
 				return -1;
+			break;
+		case 'G':
+			a->guided = true;
+			break;
+		case 'R':
+			if (parse_number("--round", optarg, 1, 10000, &v) || v != (int)v)
+				return -1;
+			a->round = (int)v;
 			break;
 		case 'B': {
 			char *end;
@@ -414,6 +431,177 @@ static void drop_images(const char *dir)
 		fprintf(stderr, "flipbed campaign: could not delete case images under %s/run/cases\n", dir);
 }
 
+/*
+ * A guided campaign's rounds (--guided): round 1 is the seed's uniform
+ * draws; every later round is drawn with the weights learned from the
+ * coverage of every case so far (campaign_guide.c). Each case's draw is
+ * kept in DIR/guide.jsonl, so a resumed campaign neither draws a case
+ * again nor forgets what its cases taught. *N: the cases this invocation
+ * ran. EXIT_MET, or the runner's status when it stopped.
+ */
+static int run_guided(struct campaign_args *a, const char *dir, const char *sdir,
+		      const char *rdir, int argc, char **argv, int *ran)
+{
+	struct fb_cov_kernel k;
+	struct fb_guide_state st;
+	struct fb_guide g;
+	struct fb_campaign_draw *draws = xcalloc(a->o.count + 1, sizeof(*draws));
+	bool *known = xcalloc(a->o.count + 1, sizeof(bool)), *learned = xcalloc(a->o.count + 1, sizeof(bool));
+	char path[PATH_MAX + 32], jsonl[PATH_MAX + 32], name[64], why[1024];
+	int rc = EXIT_MET, round = a->round ? a->round : 50;
+	FILE *gf;
+
+	*ran = 0;
+	/* --guided learns from the coverage of its cases: a coverage kernel only */
+	if (fb_cov_kernel_load("campaign --guided", a->o.kernel, &k)) {
+		free(draws);
+		free(known);
+		free(learned);
+		return EXIT_BADINPUT;
+	}
+	fb_guide_init(&st, (int)k.nsites);
+	bool *failed = xcalloc(k.nsites + 1, sizeof(bool));
+	struct fb_site_use *use = xcalloc(k.nsites + 1, sizeof(*use));
+
+	/* the draws of an earlier invocation */
+	snprintf(path, sizeof(path), "%s/guide.jsonl", dir);
+	gf = fopen(path, "r");
+	if (gf) {
+		char *line = NULL;
+		size_t cap = 0;
+
+		while (getline(&line, &cap, gf) > 0) {
+			json_t *j = json_loads(line, 0, NULL), *v = json_object_get(j, "v");
+			json_int_t i = json_integer_value(json_object_get(j, "case"));
+
+			if (i >= 1 && i <= a->o.count && json_array_size(v) == FB_GUIDE__DIMS) {
+				for (int d = 0; d < FB_GUIDE__DIMS; d++)
+					draws[i].v[d] = (int)json_integer_value(json_array_get(v, d));
+				known[i] = true;
+			}
+			json_decref(j);
+		}
+		free(line);
+		fclose(gf);
+	}
+	gf = fopen(path, "a");
+	if (!gf) {
+		fprintf(stderr, "flipbed campaign: cannot write %s: %s\n", path, strerror(errno));
+		rc = EXIT_INFRA;
+		goto out;
+	}
+	snprintf(jsonl, sizeof(jsonl), "%s/cases.jsonl", rdir);
+	for (int start = 1; start <= a->o.count && rc == EXIT_MET; start += round) {
+		int end = start + round - 1 < a->o.count ? start + round - 1 : a->o.count;
+		char **files = xcalloc(round + 1, sizeof(char *));
+		int nf = 0;
+		struct fb_run done = { 0 };
+		bool have;
+
+		if (start > 1)
+			fb_guide_weights(&st, &g);
+		for (int i = start; i <= end; i++) {
+			if (known[i])
+				continue;
+			if (fb_campaign_write_case(&a->o, i, sdir, start > 1 ? &g : NULL, &draws[i])) {
+				rc = EXIT_BADINPUT;
+				break;
+			}
+			known[i] = true;
+			fprintf(gf, "{\"case\": %d, \"round\": %d, \"v\": [", i, (start - 1) / round + 1);
+			for (int d = 0; d < FB_GUIDE__DIMS; d++)
+				fprintf(gf, "%s%d", d ? ", " : "", draws[i].v[d]);
+			fputs("]}\n", gf);
+			fflush(gf);
+		}
+		have = !access(jsonl, R_OK) && fb_run_load(jsonl, &done) == 0;
+		for (int i = start; i <= end && rc == EXIT_MET; i++) {
+			bool ran_before = false;
+
+			snprintf(name, sizeof(name), "case-%05d@%s", i, a->o.kernel);
+			for (size_t c = 0; have && c < done.n && !ran_before; c++)
+				ran_before = !strcmp(done.cases[c].name, name);
+			if (ran_before)
+				continue;
+			fb_campaign_case_file(sdir, i, path, sizeof(path));
+			files[nf++] = xstrdup(path);
+		}
+		if (have)
+			fb_run_free(&done);
+		if (nf && rc == EXIT_MET) {
+			int r = fb_campaign_execute(files, nf, a->o.kernel, rdir, a->jobs, a->keep, true,
+						    "campaign", argc, argv);
+
+			*ran += nf;
+			if (r == EXIT_INTERRUPTED || r == EXIT_BADINPUT)
+				rc = r;
+		}
+		for (int i = 0; i < nf; i++)
+			free(files[i]);
+		free(files);
+		/* learn from every case recorded and not learned from yet */
+		if (rc == EXIT_MET && !access(jsonl, R_OK) && fb_run_load(jsonl, &done) == 0) {
+			for (size_t c = 0; c < done.n; c++) {
+				const struct fb_case *cs = &done.cases[c];
+				json_t *cr = json_object_get(cs->rec, "coverage");
+				int i = 0;
+				char gdir[PATH_MAX + 64];
+
+				if (sscanf(cs->name, "case-%d@", &i) != 1 || i < 1 || i > end ||
+				    learned[i] || !known[i])
+					continue;
+				learned[i] = true;
+				if (strcmp(json_string_value(json_object_get(cr, "status")) ?: "", "ok"))
+					continue;	/* no counters: nothing to learn */
+				snprintf(gdir, sizeof(gdir), "%s/%s/gcov", rdir, cs->dir);
+				if (fb_cov_case(&k, json_string_value(json_object_get(cr, "build_id")),
+						gdir, use, NULL, why, sizeof(why))) {
+					fprintf(stderr, "flipbed campaign: %s: %s\n", cs->name, why);
+					rc = EXIT_BADINPUT;
+					break;
+				}
+				for (size_t j = 0; j < k.nsites; j++)
+					failed[j] = use[j].failed;
+				fb_guide_learn(&st, &draws[i], failed);
+			}
+			fb_run_free(&done);
+		}
+		fprintf(stderr, "flipbed campaign: guided, after %d cases: %d of %d failure branches reached\n",
+			end, st.reached, k.with_branch);
+	}
+	fclose(gf);
+	/* what it learned: guide.md */
+	snprintf(path, sizeof(path), "%s/guide.md", dir);
+	gf = fopen(path, "w");
+	if (gf) {
+		static const char *const dims[] = { "type", "recipe", "timing", "region" };
+
+		fb_guide_weights(&st, &g);
+		fprintf(gf, "# What the guided campaign learned\n\n%d cases learned from (kernel %s); "
+			"%d of %d failure branches reached. The weights the next round would draw "
+			"with (harness/campaign/README.md, Guided campaigns):\n", st.ncases,
+			a->o.kernel, st.reached, k.with_branch);
+		for (int d = 0; d < FB_GUIDE__DIMS; d++) {
+			fprintf(gf, "\n| %s | cases | score | weight |\n|---|---:|---:|---:|\n", dims[d]);
+			for (int v = 0; v < fb_campaign_dim_size(&a->o, d) && v < FB_GUIDE_MAX; v++)
+				if (st.uses[d][v] > 0)
+					fprintf(gf, "| %s | %.0f | %.2f | %.3f |\n",
+						fb_campaign_dim_value(&a->o, d, v), st.uses[d][v],
+						st.score[d][v], g.w[d][v]);
+		}
+		fclose(gf);
+	}
+out:
+	free(failed);
+	free(use);
+	fb_guide_free(&st);
+	fb_cov_kernel_free(&k);
+	free(draws);
+	free(known);
+	free(learned);
+	return rc;
+}
+
 static int run_campaign(struct campaign_args *a, int argc, char **argv)
 {
 	char dir[PATH_MAX], sdir[PATH_MAX + 16], rdir[PATH_MAX + 16];
@@ -428,12 +616,35 @@ static int run_campaign(struct campaign_args *a, int argc, char **argv)
 			 (unsigned long long)a->o.seed);
 	snprintf(sdir, sizeof(sdir), "%s/scenarios", dir);
 	snprintf(rdir, sizeof(rdir), "%s/run", dir);
+	if (a->guided) {
+		const struct fb_kernel *k = fb_kernel_find(a->o.kernel);
+		char list[256];
+
+		if (!k || !k->gcov) {
+			fprintf(stderr, "flipbed campaign: --guided learns from the coverage of its cases: "
+				"kernel %s counts nothing (kernels with coverage = gcov: %s)\n",
+				a->o.kernel, fb_cov_kernel_names(list, sizeof(list)));
+			return EXIT_BADINPUT;
+		}
+	}
 	if (fb_mkdirs(sdir)) {
 		fprintf(stderr, "flipbed campaign: cannot create %s: %s\n", sdir, strerror(errno));
 		return EXIT_INFRA;
 	}
+	if (a->guided) {
+		if (a->generate_only) {
+			fprintf(stderr, "flipbed campaign: --guided draws each round from the last one's "
+				"coverage: it cannot --generate ahead\n");
+			return EXIT_BADINPUT;
+		}
+		t0 = fb_now();
+		rc = run_guided(a, dir, sdir, rdir, argc, argv, &n);
+		if (rc == EXIT_BADINPUT)
+			return rc;
+		goto collect;
+	}
 	for (int i = 1; i <= a->o.count; i++)
-		if (fb_campaign_write_case(&a->o, i, sdir))
+		if (fb_campaign_write_case(&a->o, i, sdir, NULL, NULL))
 			return EXIT_BADINPUT;
 	fprintf(stderr, "flipbed campaign: %d scenario files in %s (seed %llu, kernel %s)\n",
 		a->o.count, sdir, (unsigned long long)a->o.seed, a->o.kernel);
@@ -453,6 +664,7 @@ static int run_campaign(struct campaign_args *a, int argc, char **argv)
 	free(files);
 	if (rc == EXIT_BADINPUT)
 		return rc;
+collect:
 	if (!a->keep)
 		drop_images(dir);
 

@@ -47,11 +47,63 @@ void fb_rng_case(struct fb_rng *r, uint64_t seed, int i);
 const char *const *fb_campaign_types(void);
 
 /*
- * Write case I (1-based) of the campaign as DIR/case-NNNNN.scn. Returns 0, or
- * -1 with a message when no recipe offers an allowed type or the file
- * cannot be written.
+ * The choices a guided campaign weighs (campaign_guide.c), each an index:
+ * the object type (fb_campaign_types()), the recipe, the timing (into
+ * opts.timings) and the region kind (field, covered, csum, any).
  */
-int fb_campaign_write_case(const struct fb_campaign_opts *o, int i, const char *dir);
+enum { FB_GUIDE_TYPE, FB_GUIDE_RECIPE, FB_GUIDE_TIMING, FB_GUIDE_REGION, FB_GUIDE__DIMS };
+#define FB_GUIDE_MAX 32		/* values of one dimension */
+
+struct fb_campaign_draw {
+	int v[FB_GUIDE__DIMS];
+};
+
+/* Weights for the generator's draws, per dimension and value (> 0 where drawn). */
+struct fb_guide {
+	double w[FB_GUIDE__DIMS][FB_GUIDE_MAX];
+};
+
+/*
+ * What a guided campaign has learned (campaign_guide.c): per site of the
+ * coverage kernel, the cases whose failure branch ran; per dimension and
+ * value, the cases that drew it and their score. A case scores, for each
+ * failure branch it ran, 1 / (1 + the cases that had run it before): a
+ * branch no case had reached scores 1, a common one almost nothing. A
+ * value's weight is 0.05 + (its score + 1) / (its cases + 1): a value not
+ * drawn yet starts at 1.05, a value whose cases reach rare branches keeps
+ * a high weight, and one whose cases reach only common ones falls toward
+ * 0.05 (never to 0: nothing is starved).
+ */
+struct fb_guide_state {
+	int nsites;
+	int *hits;		/* per site */
+	double uses[FB_GUIDE__DIMS][FB_GUIDE_MAX], score[FB_GUIDE__DIMS][FB_GUIDE_MAX];
+	int ncases;		/* cases learned from */
+	int reached;		/* failure branches reached so far */
+};
+
+void fb_guide_init(struct fb_guide_state *s, int nsites);
+void fb_guide_free(struct fb_guide_state *s);
+/* Learn from one case: its draw, and FAILED[i] for each site (its failure branch ran). */
+void fb_guide_learn(struct fb_guide_state *s, const struct fb_campaign_draw *d,
+		    const bool *failed);
+/* The weights for the next cases. */
+void fb_guide_weights(const struct fb_guide_state *s, struct fb_guide *g);
+
+/* How many values each dimension has (the recipes, the four region kinds...). */
+int fb_campaign_dim_size(const struct fb_campaign_opts *o, int dim);
+/* The name of value V of DIM, for the campaign's guide.md. */
+const char *fb_campaign_dim_value(const struct fb_campaign_opts *o, int dim, int v);
+
+/*
+ * Write case I (1-based) of the campaign as DIR/case-NNNNN.scn. G: NULL
+ * for the seeded uniform draws (the same bytes for the same seed), or a
+ * guided campaign's weights. DRAW, when not NULL, gets what was drawn.
+ * Returns 0, or -1 with a message when no recipe offers an allowed type or
+ * the file cannot be written.
+ */
+int fb_campaign_write_case(const struct fb_campaign_opts *o, int i, const char *dir,
+			   const struct fb_guide *g, struct fb_campaign_draw *draw);
 
 /* "DIR/case-00007.scn" for case 7. */
 void fb_campaign_case_file(const char *dir, int i, char *buf, size_t len);

@@ -157,6 +157,25 @@ void fb_rng_case(struct fb_rng *r, uint64_t seed, int i)
 	fb_rng_next(r);
 }
 
+/*
+ * Index of V[0..N) drawn with the weights W (all >= 0, one > 0): one PRNG
+ * value, as fb_rng_below takes, so a guided draw costs the sequence no more.
+ */
+static unsigned pick(struct fb_rng *r, const double *w, unsigned n)
+{
+	double total = 0, at;
+
+	for (unsigned i = 0; i < n; i++)
+		total += w[i];
+	at = (double)(fb_rng_next(r) >> 11) / 9007199254740992.0 * total;
+	for (unsigned i = 0; i < n; i++) {
+		if (at < w[i])
+			return i;
+		at -= w[i];
+	}
+	return n - 1;
+}
+
 /* ---- words of a space-separated list ---- */
 
 static int count_words(const char *s)
@@ -468,6 +487,7 @@ static void workload(struct wstate *w, const struct recipe *r, const char *type,
 
 struct draw {
 	const struct recipe *r;
+	struct fb_campaign_draw idx;	/* what a guided campaign weighs */
 	char type[64], path[96], region[64];
 	unsigned bits;
 	bool reseal;
@@ -492,16 +512,24 @@ static int allowed_types(const struct fb_campaign_opts *o, const char **v)
 	return n;
 }
 
-static void draw_target(struct fb_rng *rng, const char *type, struct draw *d)
+static void draw_target(struct fb_rng *rng, const char *type, const struct fb_guide *g,
+			struct draw *d)
 {
 	const struct recipe *have[NRECIPES];
 	char w[128], t[64], p[96], *match[64];
-	int nh = 0, nm = 0;
+	double wt[NRECIPES];
+	int nh = 0, nm = 0, at[NRECIPES];
 
 	for (size_t k = 0; k < NRECIPES; k++)
-		if (recipe_has(&recipes[k], type))
+		if (recipe_has(&recipes[k], type)) {
+			wt[nh] = g ? g->w[FB_GUIDE_RECIPE][k] : 1;
+			at[nh] = (int)k;
 			have[nh++] = &recipes[k];
-	d->r = have[fb_rng_below(rng, nh)];
+		}
+	int r = g ? (int)pick(rng, wt, nh) : (int)fb_rng_below(rng, nh);
+
+	d->r = have[r];
+	d->idx.v[FB_GUIDE_RECIPE] = at[r];
 	for (int k = 0; k < count_words(d->r->targets) && nm < 64; k++) {
 		word(d->r->targets, k, w, sizeof(w));
 		split_target(w, t, sizeof(t), p, sizeof(p));
@@ -532,7 +560,10 @@ static void draw_field(struct fb_rng *rng, const char *type, char *buf, size_t l
 		snprintf(buf, len, "%s", v[fb_rng_below(rng, n)]);
 }
 
-static void draw_rest(const struct fb_campaign_opts *o, struct fb_rng *rng, struct draw *d)
+static const char *const region_kinds[] = { "field", "covered", "csum", "any" };
+
+static void draw_rest(const struct fb_campaign_opts *o, const struct fb_guide *g,
+		      struct fb_rng *rng, struct draw *d)
 {
 	unsigned r;
 	int nt = 0;
@@ -541,7 +572,18 @@ static void draw_rest(const struct fb_campaign_opts *o, struct fb_rng *rng, stru
 	bool covered = d->r->csum && strcmp(d->type, "data") && strcmp(d->type, "journal-sb");
 
 	d->bits = 1 + fb_rng_below(rng, o->max_bits);
-	r = fb_rng_below(rng, 100);
+	if (g) {
+		/* the unguided shares (25 / 55 / 10 / 10) times the guide's weights */
+		double w[4] = { 25 * g->w[FB_GUIDE_REGION][0],
+				covered ? 55 * g->w[FB_GUIDE_REGION][1] : 0,
+				covered ? 10 * g->w[FB_GUIDE_REGION][2] : 0,
+				(covered ? 10 : 75) * g->w[FB_GUIDE_REGION][3] };
+		unsigned k = pick(rng, w, 4);
+
+		r = k == 0 ? 0 : k == 1 ? 25 : k == 2 ? 80 : 90;
+	} else {
+		r = fb_rng_below(rng, 100);
+	}
 	if (r < 25)
 		draw_field(rng, d->type, d->region, sizeof(d->region));
 	else
@@ -549,15 +591,58 @@ static void draw_rest(const struct fb_campaign_opts *o, struct fb_rng *rng, stru
 	if (!d->region[0])
 		snprintf(d->region, sizeof(d->region), "%s",
 			 !covered || r >= 90 ? "any" : r >= 80 ? "csum" : "covered");
+	for (int k = 0; k < 4; k++)
+		if (!strcmp(d->region, region_kinds[k]))
+			d->idx.v[FB_GUIDE_REGION] = k;
+	if (r < 25 && strcmp(d->region, "any"))
+		d->idx.v[FB_GUIDE_REGION] = 0;
 	d->reseal = covered && strcmp(d->region, "csum") &&
 		    fb_rng_next(rng) < (uint64_t)(o->reseal_ratio * 18446744073709551615.0);
 	while (o->timings[nt])
 		nt++;
-	d->timing = o->timings[fb_rng_below(rng, nt)];
+	if (g)
+		d->idx.v[FB_GUIDE_TIMING] = (int)pick(rng, g->w[FB_GUIDE_TIMING], nt);
+	else
+		d->idx.v[FB_GUIDE_TIMING] = (int)fb_rng_below(rng, nt);
+	d->timing = o->timings[d->idx.v[FB_GUIDE_TIMING]];
 	/* the kernel never reads or writes a backup superblock: only at rest it counts */
 	if (!strcmp(d->type, "superblock-backup") && in_list(o->timings, "rest"))
 		d->timing = "rest";
 	d->tseed = (unsigned)(fb_rng_next(rng) >> 32);
+}
+
+int fb_campaign_dim_size(const struct fb_campaign_opts *o, int dim)
+{
+	int n = 0;
+
+	switch (dim) {
+	case FB_GUIDE_TYPE:
+		while (type_order[n])
+			n++;
+		return n;
+	case FB_GUIDE_RECIPE:
+		return (int)NRECIPES;
+	case FB_GUIDE_TIMING:
+		while (o->timings[n])
+			n++;
+		return n;
+	default:
+		return 4;
+	}
+}
+
+const char *fb_campaign_dim_value(const struct fb_campaign_opts *o, int dim, int v)
+{
+	switch (dim) {
+	case FB_GUIDE_TYPE:
+		return type_order[v];
+	case FB_GUIDE_RECIPE:
+		return recipes[v].name;
+	case FB_GUIDE_TIMING:
+		return o->timings[v];
+	default:
+		return region_kinds[v];
+	}
 }
 
 void fb_campaign_case_file(const char *dir, int i, char *buf, size_t len)
@@ -644,14 +729,15 @@ static void write_file(FILE *f, const struct fb_campaign_opts *o, int i,
 	write_causes(f);
 }
 
-int fb_campaign_write_case(const struct fb_campaign_opts *o, int i, const char *dir)
+int fb_campaign_write_case(const struct fb_campaign_opts *o, int i, const char *dir,
+			   const struct fb_guide *g, struct fb_campaign_draw *draw)
 {
 	const char *types[32];
 	struct fb_rng rng;
 	struct wstate w = { .rng = &rng };
 	struct draw d = { 0 };
 	char path[4096], tmp[4200];
-	int nt = allowed_types(o, types);
+	int nt = allowed_types(o, types), k_type;
 	FILE *f;
 
 	if (!nt) {
@@ -662,8 +748,24 @@ int fb_campaign_write_case(const struct fb_campaign_opts *o, int i, const char *
 		return -1;
 	}
 	fb_rng_case(&rng, o->seed, i);
-	draw_target(&rng, types[fb_rng_below(&rng, nt)], &d);
-	draw_rest(o, &rng, &d);
+	if (g) {
+		double w[32];
+
+		for (int k = 0; k < nt; k++)
+			for (int t = 0; type_order[t]; t++)
+				if (!strcmp(type_order[t], types[k]))
+					w[k] = g->w[FB_GUIDE_TYPE][t];
+		k_type = (int)pick(&rng, w, nt);
+	} else {
+		k_type = (int)fb_rng_below(&rng, nt);
+	}
+	for (int t = 0; type_order[t]; t++)
+		if (!strcmp(type_order[t], types[k_type]))
+			d.idx.v[FB_GUIDE_TYPE] = t;
+	draw_target(&rng, types[k_type], g, &d);
+	draw_rest(o, g, &rng, &d);
+	if (draw)
+		*draw = d.idx;
 	workload(&w, d.r, d.type, d.path, d.timing);
 
 	fb_campaign_case_file(dir, i, path, sizeof(path));

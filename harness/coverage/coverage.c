@@ -22,8 +22,7 @@
 
 #include "boot/proc.h"
 #include "cmd.h"
-#include "coverage/gcov.h"
-#include "coverage/sites.h"
+#include "coverage/casecov.h"
 #include "kernels.h"
 #include "paths.h"
 #include "report/report.h"
@@ -61,45 +60,6 @@ static int bad(const char *fmt, ...)
 	return 2;
 }
 
-static void bundle_of(const char *kernel, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/kernel/%s/gcov", build_dir(), kernel);
-}
-
-static const char *gcov_kernels(char *buf, size_t len)
-{
-	size_t o = 0;
-
-	fb_kernels_load();
-	buf[0] = '\0';
-	for (size_t i = 0; i < fb_nkernels && o + 1 < len; i++)
-		if (fb_kernels[i].gcov)
-			o += snprintf(buf + o, len - o, "%s%s", o ? ", " : "", fb_kernels[i].name);
-	return *buf ? buf : "none";
-}
-
-/* The sites of KERNEL's bundle: 0, or 2 after a message. */
-static int load_sites(const char *kernel, struct fb_site **sites, size_t *n)
-{
-	char bundle[4096], src[4200], why[512], list[256];
-	const struct fb_kernel *k;
-
-	fb_kernels_load();
-	k = fb_kernel_find(kernel);
-	if (!k)
-		return bad("no kernel '%s' in kernels.ini", kernel);
-	if (!k->gcov)
-		return bad("kernel %s counts nothing (kernels with coverage = gcov: %s)", kernel,
-			   gcov_kernels(list, sizeof(list)));
-	bundle_of(kernel, bundle, sizeof(bundle));
-	snprintf(src, sizeof(src), "%s/src", bundle);
-	if (fb_sites_scan(src, sites, n, why, sizeof(why)))
-		return bad("%s (build it: make %s)", why, k->make_target);
-	if (!*n)
-		return bad("%s: no checksum verification site found", src);
-	return 0;
-}
-
 static json_t *report_json(const struct fb_site *s)
 {
 	json_t *a = json_array();
@@ -125,23 +85,21 @@ static void branch_text(const struct fb_site *s, char *buf, size_t len)
 
 static int print_sites(const char *kernel)
 {
-	struct fb_site *s;
-	size_t n;
-	int rc = load_sites(kernel, &s, &n), with = 0;
+	struct fb_cov_kernel k;
+	int rc = fb_cov_kernel_load("coverage", kernel, &k);
 
 	if (rc)
 		return rc;
 	printf("%-28s %-30s %-40s %s\n", "site", "function", "check", "failure branch");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < k.nsites; i++) {
 		char name[80], br[160];
 
-		site_name(&s[i], name, sizeof(name));
-		branch_text(&s[i], br, sizeof(br));
-		printf("%-28s %-30s %-40s %s\n", name, s[i].func, s[i].check, br);
-		with += s[i].how != FB_FAIL_NONE;
+		site_name(&k.sites[i], name, sizeof(name));
+		branch_text(&k.sites[i], br, sizeof(br));
+		printf("%-28s %-30s %-40s %s\n", name, k.sites[i].func, k.sites[i].check, br);
 	}
-	printf("%zu sites, %d with a failure branch\n", n, with);
-	free(s);
+	printf("%zu sites, %d with a failure branch\n", k.nsites, k.with_branch);
+	fb_cov_kernel_free(&k);
 	return 0;
 }
 
@@ -169,43 +127,38 @@ static bool csum_lines(const char *rundir, const struct fb_case *c)
 	return found;
 }
 
-/* Whether a report call of the site's failure branch ran (gcov's count). */
-static bool report_ran(const struct fb_cov *cov, const struct fb_site *s)
-{
-	for (int i = 0; i < s->nreport; i++)
-		if (fb_cov_line(cov, s->file, s->report[i]) > 0)
-			return true;
-	return false;
-}
-
 /* One kernel's cases: 0, or 2 after a message. */
 static int cover_kernel(const struct fb_run *run, const char *kernel, bool html, FILE *md,
 			json_t *out)
 {
-	char bundle[4096], id[128], why[1024], info[4200], src[4200];
-	struct fb_site *sites;
-	size_t nsites;
+	char why[1024], info[4200], src[4200];
+	struct fb_cov_kernel k;
 	struct fb_cov sum = { 0 }, cov = { 0 };
+	struct fb_site_use *now;
 	struct site_use *use;
-	int rc = load_sites(kernel, &sites, &nsites), ncases = 0, nfail = 0, with = 0, hit = 0;
-	json_t *without = json_array(), *jsites = json_array();
+	int rc = fb_cov_kernel_load("coverage", kernel, &k), ncases = 0, nfail = 0, hit = 0;
+	json_t *without = json_array(), *jsites = json_array(), *curve = json_array();
+	int so_far = 0;		/* failure branches reached by the cases so far */
+	const struct fb_site *sites;
+	size_t nsites;
 
-	if (rc)
+	if (rc) {
+		json_decref(without);
+		json_decref(jsites);
+		json_decref(curve);
 		return rc;
-	bundle_of(kernel, bundle, sizeof(bundle));
-	snprintf(src, sizeof(src), "%s/src", bundle);
-	if (fb_gcov_bundle_id(bundle, id, sizeof(id), why, sizeof(why))) {
-		free(sites);
-		return bad("%s", why);
 	}
+	sites = k.sites;
+	nsites = k.nsites;
+	snprintf(src, sizeof(src), "%s/src", k.bundle);
 	use = xcalloc(nsites, sizeof(*use));
+	now = xcalloc(nsites, sizeof(*now));
 	for (size_t i = 0; i < nsites; i++)
 		use[i].cases = json_array();
 	for (size_t i = 0; i < run->n; i++) {
 		const struct fb_case *c = &run->cases[i];
 		json_t *cr = json_object_get(c->rec, "coverage");
 		const char *status = json_string_value(json_object_get(cr, "status"));
-		const char *cid = json_string_value(json_object_get(cr, "build_id"));
 		char gdir[4200];
 
 		if (strcmp(c->kernel, kernel))
@@ -216,38 +169,33 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 				"no coverage record"));
 			continue;
 		}
-		if (!cid || strcmp(cid, id)) {
-			rc = bad("%s: its counters come from kernel build %s, build/kernel/%s is build %s: "
-				 "refused (run the case again on this build)", c->name, cid ? cid : "(none)",
-				 kernel, id);
-			goto out;
-		}
 		snprintf(gdir, sizeof(gdir), "%s/%s/gcov", run->dir, c->dir);
-		if (fb_gcov_read_case(bundle, gdir, &cov, why, sizeof(why))) {
+		if (fb_cov_case(&k, json_string_value(json_object_get(cr, "build_id")), gdir, now,
+				&cov, why, sizeof(why))) {
 			rc = bad("%s: %s", c->name, why);
 			goto out;
 		}
 		ncases++;
 		fb_cov_add(&sum, &cov);
-		for (size_t k = 0; k < nsites; k++) {
-			const struct fb_site *s = &sites[k];
-			long long at = fb_cov_line(&cov, s->file, s->line), fc = 0;
-			bool rep = false, csum = false;
+		for (size_t j = 0; j < nsites; j++)
+			if (now[j].failed && !use[j].failed)
+				so_far++;
+		json_array_append_new(curve, json_pack("[i, i]", ncases, so_far));
+		for (size_t j = 0; j < nsites; j++) {
+			bool csum = false;
 
-			if (at <= 0)
+			if (!now[j].reached)
 				continue;
-			use[k].reached++;
-			if (s->how != FB_FAIL_NONE && fb_cov_first_code(&cov, s->file, s->fail_line,
-								   s->fail_end, &fc) && fc > 0) {
-				use[k].failed++;
-				rep = report_ran(&cov, s);
+			use[j].reached++;
+			if (now[j].failed) {
 				csum = csum_lines(run->dir, c);
-				use[k].reported += rep;
-				use[k].csum_lines += csum;
+				use[j].failed++;
+				use[j].reported += now[j].reported;
+				use[j].csum_lines += csum;
 			}
-			json_array_append_new(use[k].cases, json_pack("{s:s, s:s, s:b, s:b, s:b}",
+			json_array_append_new(use[j].cases, json_pack("{s:s, s:s, s:b, s:b, s:b}",
 				"case", c->name, "repro", fb_case_str(c, "repro") ?: "",
-				"failed", fc > 0, "reported", rep, "csum_lines", csum));
+				"failed", now[j].failed, "reported", now[j].reported, "csum_lines", csum));
 		}
 	}
 	if (!ncases) {
@@ -255,19 +203,34 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 			 kernel, json_array_size(without));
 		goto out;
 	}
-	for (size_t k = 0; k < nsites; k++) {
-		with += sites[k].how != FB_FAIL_NONE;
-		hit += use[k].reached > 0;
-		nfail += use[k].failed > 0;
+	for (size_t j = 0; j < nsites; j++) {
+		hit += use[j].reached > 0;
+		nfail += use[j].failed > 0;
 	}
-	printf("kernel %s (build %.12s), %d cases with counters, %zu without\n", kernel, id,
+	printf("kernel %s (build %.12s), %d cases with counters, %zu without\n", kernel, k.id,
 	       ncases, json_array_size(without));
 	fprintf(md, "## %s\n\nBuild id %s; %d cases with counters, %zu without. Sites from "
 		"the kernel's own source (`flipbed coverage --sites %s`).\n\n"
 		"**Failure branches reached: %d of %d** (sites reached: %d of %zu).\n\n"
 		"| site | function | check | reached | failure branch | failed | reported |\n"
-		"|---|---|---|---:|---|---:|---|\n", kernel, id, ncases,
-		json_array_size(without), kernel, nfail, with, hit, nsites);
+		"|---|---|---|---:|---|---:|---|\n", kernel, k.id, ncases,
+		json_array_size(without), kernel, nfail, k.with_branch, hit, nsites);
+	{
+		static const int at[] = { 200, 500, 1000, 2000 };
+		bool any = false;
+
+		for (size_t j = 0; j < sizeof(at) / sizeof(*at); j++) {
+			json_t *p = json_array_get(curve, at[j] - 1);
+
+			if (!p)
+				continue;
+			fprintf(md, "%s%d after %d cases", any ? ", " : "Failure branches reached in case order: ",
+				(int)json_integer_value(json_array_get(p, 1)), at[j]);
+			any = true;
+		}
+		if (any)
+			fprintf(md, " (every case: `coverage.json`, `curve`).\n\n");
+	}
 	printf("%-28s %-28s %8s %7s %16s  %s\n", "site", "function", "reached", "failed",
 	       "reported", "check");
 	for (size_t k = 0; k < nsites; k++) {
@@ -299,8 +262,8 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 			"reported", use[k].reported, "csum_lines", use[k].csum_lines,
 			"cases", use[k].cases));
 	}
-	printf("failure branches reached: %d of %d (sites reached: %d of %zu)\n", nfail, with,
-	       hit, nsites);
+	printf("failure branches reached: %d of %d (sites reached: %d of %zu)\n", nfail,
+	       k.with_branch, hit, nsites);
 	/* the cases, as repro commands */
 	fprintf(md, "\nThe cases that reached each site's failure branch:\n\n");
 	for (size_t k = 0; k < nsites; k++) {
@@ -364,17 +327,20 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 			fprintf(md, " (genhtml failed: `coverage/%s.genhtml.log`)", kernel);
 	}
 	fprintf(md, ".\n\n");
-	json_array_append_new(out, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:o, s:o}",
-		"kernel", kernel, "build_id", id, "cases", ncases, "failure_branches", with,
+	json_array_append_new(out, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:o, s:o, s:O}",
+		"kernel", kernel, "build_id", k.id, "cases", ncases, "failure_branches", k.with_branch,
 		"failure_branches_reached", nfail, "sites_reached", hit, "sites", (json_int_t)nsites,
-		"without_counters", json_incref(without), "sites_table", json_incref(jsites)));
+		"without_counters", json_incref(without), "sites_table", json_incref(jsites),
+		"curve", curve));
 out:
 	for (size_t i = 0; i < nsites; i++)
 		json_decref(use[i].cases);
 	free(use);
-	free(sites);
+	free(now);
+	fb_cov_kernel_free(&k);
 	json_decref(without);
 	json_decref(jsites);
+	json_decref(curve);
 	fb_cov_free(&cov);
 	fb_cov_free(&sum);
 	return rc;
@@ -438,7 +404,7 @@ int cmd_coverage(int argc, char **argv)
 	if (!nk) {
 		rc = bad("%s: no case ran on a coverage kernel (kernels with coverage = gcov: %s), "
 			 "so there is nothing to count; run the cases with --kernel one of them",
-			 run.dir, gcov_kernels(list, sizeof(list)));
+			 run.dir, fb_cov_kernel_names(list, sizeof(list)));
 		fb_run_free(&run);
 		return rc;
 	}

@@ -5,12 +5,13 @@
 #             CASE/gcov/ (the agent's half: guest/gcov.c)
 #   sites     the checksum verification sites of the kernel's own source
 #   gcov      a case's counters as line and branch counts, by gcov
+#   casecov   a coverage kernel's sites and one case's use of them
 #   coverage  `flipbed coverage DIR`: the site table, coverage.md and .json,
 #             an lcov tracefile and genhtml's pages per kernel
 # Its objects join the flipbed binary. The coverage kernels (stock-gcov,
 # patched-gcov: make kernels-gcov) are what make check boots for its tests.
 
-HARNESS_OBJS += $(addprefix $(B)/obj/harness/coverage/,receive.o sites.o gcov.o coverage.o)
+HARNESS_OBJS += $(addprefix $(B)/obj/harness/coverage/,receive.o sites.o gcov.o casecov.o coverage.o)
 PACKAGES += lcov
 CHECK_NEEDS += $(foreach k,$(KERNELS_GCOV),$(B)/kernel/$(k)/bzImage)
 

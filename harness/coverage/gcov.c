@@ -69,8 +69,21 @@ static long long stamp_of(const char *path, const char *magic)
 }
 
 /* Link CASE's .gcda of DIR and the bundle's .gcno into TMP/DIR: the count, or -1. */
+static bool wanted(const char *const *only, const char *dir, const char *base)
+{
+	char obj[256];
+
+	if (!only)
+		return true;
+	snprintf(obj, sizeof(obj), "%s/%s", dir, base);
+	for (; *only; only++)
+		if (!strcmp(*only, obj))
+			return true;
+	return false;
+}
+
 static int link_dir(const char *bundle, const char *gcovdir, const char *tmp, const char *dir,
-		    char *why, size_t len)
+		    const char *const *only, char *why, size_t len)
 {
 	char from[4200], to[4200], gcno[4200];
 	struct dirent *e;
@@ -95,6 +108,8 @@ static int link_dir(const char *bundle, const char *gcovdir, const char *tmp, co
 		if (l < 6 || l > 200 || strcmp(e->d_name + l - 5, ".gcda"))
 			continue;
 		snprintf(base, sizeof(base), "%.*s", (int)(l - 5), e->d_name);
+		if (!wanted(only, dir, base))
+			continue;
 		snprintf(src, sizeof(src), "%s/%s", from, e->d_name);
 		snprintf(gcno, sizeof(gcno), "%s/obj/%s/%s.gcno", bundle, dir, base);
 		a = stamp_of(src, "adcg");
@@ -332,8 +347,8 @@ void fb_cov_free(struct fb_cov *c)
 	c->n = 0;
 }
 
-int fb_gcov_read_case(const char *bundle, const char *gcovdir, struct fb_cov *cov, char *why,
-		      size_t len)
+int fb_gcov_read_case(const char *bundle, const char *gcovdir, const char *const *only,
+		      struct fb_cov *cov, char *why, size_t len)
 {
 	char tmp[4096], out[4200], *gabs, *babs;
 	int rc = 0, total = 0;
@@ -355,7 +370,7 @@ int fb_gcov_read_case(const char *bundle, const char *gcovdir, struct fb_cov *co
 		return -1;
 	}
 	for (int d = 0; d < 2 && !rc; d++) {
-		int n = link_dir(bundle, gcovdir, tmp, dirs[d], why, len);
+		int n = link_dir(bundle, gcovdir, tmp, dirs[d], only, why, len);
 
 		if (n < 0) {
 			rc = -1;

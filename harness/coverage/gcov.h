@@ -35,11 +35,12 @@ int fb_gcov_bundle_id(const char *bundle, char *id, size_t idlen, char *why, siz
 
 /*
  * Read the case's counters (its GCOVDIR, CASE/gcov) against BUNDLE into
- * *COV (emptied first): 0, or -1 with WHY. A .gcda whose stamp is not its
- * .gcno's (another build) is refused, both stamps named.
+ * *COV (emptied first): every object's, or only those ONLY names
+ * ("fs/ext4/inode", NULL-terminated). 0, or -1 with WHY. A .gcda whose
+ * stamp is not its .gcno's (another build) is refused, both stamps named.
  */
-int fb_gcov_read_case(const char *bundle, const char *gcovdir, struct fb_cov *cov, char *why,
-		      size_t len);
+int fb_gcov_read_case(const char *bundle, const char *gcovdir, const char *const *only,
+		      struct fb_cov *cov, char *why, size_t len);
 
 /* Add C's counts to SUM (same build: the same files, lines and branches). */
 void fb_cov_add(struct fb_cov *sum, const struct fb_cov *c);
