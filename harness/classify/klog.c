@@ -391,6 +391,9 @@ static const struct conflict_rule conflict_rules[] = {
 	  "ext4_validate_block_bitmap reports through ext4_error(), which passes EFSCORRUPTED" },
 	{ "ext4_validate_inode_bitmap", "", FB_KLOG_CSUM, FB_KLOG_SANITY,
 	  "ext4_validate_inode_bitmap reports through ext4_error(), which passes EFSCORRUPTED" },
+	/* stock only: patch 0002 reports it with EXT4_ERROR_INODE_ERR(EFSBADCRC) */
+	{ "ext4_readdir", "directory fails checksum", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "ext4_readdir reports through EXT4_ERROR_FILE(), which takes no errno: __ext4_error_file records EFSCORRUPTED" },
 	/*
 	 * ext4_dx_csum_verify: a flip in a dx block's header leaves no
 	 * count/limit for get_dx_countlimit, and it reports "dir seems

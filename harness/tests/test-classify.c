@@ -394,6 +394,13 @@ static void test_conflict(void **state)
 	assert_non_null(strstr(o.sig.conflict, "message csum (ext4_validate_block_bitmap), "
 			       "errno sanity (EUCLEAN, fanotify): ext4_validate_block_bitmap "
 			       "reports through ext4_error(), which passes EFSCORRUPTED"));
+	/* stock's ext4_readdir: EXT4_ERROR_FILE passes no errno (patched 0002 passes EFSBADCRC) */
+	o = classify(READY WATCH "C EXT4-fs error (device vda): ext4_readdir:221: inode #12: "
+		     "comm init: path /mnt/lin: directory fails checksum at offset 0\n"
+		     "A fserror EUCLEAN 12 1\n" PROBE_RO EXIT);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_non_null(strstr(o.sig.conflict, "message csum (ext4_readdir), errno sanity "
+			       "(EUCLEAN, fanotify): ext4_readdir reports through EXT4_ERROR_FILE()"));
 	o = classify(READY WATCH "C EXT4-fs warning (device vda): dx_probe:865: inode #12: "
 		     "comm init: htree depth 5 exceeds supported value\nA fserror EBADMSG 12 1\n"
 		     PROBE_RO EXIT);
