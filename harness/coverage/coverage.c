@@ -17,13 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "boot/proc.h"
 #include "cmd.h"
 #include "coverage/casecov.h"
 #include "kernels.h"
+#include "options.h"
 #include "paths.h"
 #include "report/report.h"
 #include "util.h"
@@ -38,13 +41,15 @@ struct site_use {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: flipbed coverage DIR [--no-html]\n"
+	fprintf(f, "usage: flipbed coverage DIR [--no-html [--jobs N]]\n"
 		   "       flipbed coverage --sites KERNEL\n"
 		   "Per checksum verification site of fs/ext4 and fs/jbd2: how many cases of\n"
 		   "the run DIR reached it, its failure branch, and what the kernel reported\n"
 		   "from there; the run must have been made on a coverage kernel\n"
 		   "(kernels.ini coverage = gcov: make kernels-gcov). --sites prints the\n"
-		   "sites of KERNEL's source. See harness/coverage/README.md.\n");
+		   "sites of KERNEL's source. --no-html: the table alone, from the files\n"
+		   "that hold a site, read by N workers (default: the cores), without the\n"
+		   "tracefile and genhtml's pages. See harness/coverage/README.md.\n");
 }
 
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -128,8 +133,75 @@ static bool csum_lines(const char *rundir, const struct fb_case *c)
 }
 
 /* One kernel's cases: 0, or 2 after a message. */
-static int cover_kernel(const struct fb_run *run, const char *kernel, bool html, FILE *md,
-			json_t *out)
+/*
+ * Read the counters of the cases TODO (indices into RUN) with JOBS worker
+ * processes, each its share of the cases, into shared memory: one
+ * fb_site_use per site per case, in TODO's order. NULL with WHY (the first
+ * case a worker could not read) on failure.
+ */
+static struct fb_site_use *read_parallel(const struct fb_run *run, const struct fb_cov_kernel *k,
+					 const size_t *todo, size_t ntodo, int jobs, char *why,
+					 size_t len)
+{
+	size_t bytes = ntodo * k->nsites * sizeof(struct fb_site_use) + 1;
+	struct fb_site_use *pre = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char *err = mmap(NULL, (size_t)jobs * 1024, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pids[64];
+	int n = jobs < 64 ? jobs : 64, failed = 0;
+
+	if (pre == MAP_FAILED || err == MAP_FAILED) {
+		snprintf(why, len, "cannot map %zu bytes: %s", bytes, strerror(errno));
+		return NULL;
+	}
+	fflush(NULL);
+	for (int w = 0; w < n; w++) {
+		pids[w] = fork();
+		if (pids[w] < 0) {
+			snprintf(why, len, "fork: %s", strerror(errno));
+			n = w;
+			failed = 1;
+			break;
+		}
+		if (pids[w])
+			continue;
+		/* a worker: cases w, w + n, ... */
+		for (size_t t = w; t < ntodo; t += n) {
+			const struct fb_case *c = &run->cases[todo[t]];
+			json_t *cr = json_object_get(c->rec, "coverage");
+			char gdir[4200], e[900];
+
+			snprintf(gdir, sizeof(gdir), "%s/%s/gcov", run->dir, c->dir);
+			if (fb_cov_case(k, json_string_value(json_object_get(cr, "build_id")), gdir,
+					pre + t * k->nsites, NULL, e, sizeof(e))) {
+				snprintf(err + w * 1024, 1024, "%s: %s", c->name, e);
+				_exit(1);
+			}
+		}
+		_exit(0);
+	}
+	for (int w = 0; w < n; w++) {
+		int st;
+
+		if (waitpid(pids[w], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			if (!failed && err[w * 1024])
+				snprintf(why, len, "%s", err + w * 1024);
+			else if (!failed)
+				snprintf(why, len, "a worker reading counters failed");
+			failed = 1;
+		}
+	}
+	munmap(err, (size_t)jobs * 1024);
+	if (failed) {
+		munmap(pre, bytes);
+		return NULL;
+	}
+	return pre;
+}
+
+static int cover_kernel(const struct fb_run *run, const char *kernel, bool html, int jobs,
+			FILE *md, json_t *out)
 {
 	char why[1024], info[4200], src[4200];
 	struct fb_cov_kernel k;
@@ -155,11 +227,14 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 	now = xcalloc(nsites, sizeof(*now));
 	for (size_t i = 0; i < nsites; i++)
 		use[i].cases = json_array();
+	/* the cases with counters, in order; read now by workers when lines are not wanted */
+	size_t *todo = xcalloc(run->n + 1, sizeof(*todo)), ntodo = 0;
+	struct fb_site_use *pre = NULL;
+
 	for (size_t i = 0; i < run->n; i++) {
 		const struct fb_case *c = &run->cases[i];
 		json_t *cr = json_object_get(c->rec, "coverage");
 		const char *status = json_string_value(json_object_get(cr, "status"));
-		char gdir[4200];
 
 		if (strcmp(c->kernel, kernel))
 			continue;
@@ -169,14 +244,35 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 				"no coverage record"));
 			continue;
 		}
-		snprintf(gdir, sizeof(gdir), "%s/%s/gcov", run->dir, c->dir);
-		if (fb_cov_case(&k, json_string_value(json_object_get(cr, "build_id")), gdir, now,
-				&cov, why, sizeof(why))) {
-			rc = bad("%s: %s", c->name, why);
+		todo[ntodo++] = i;
+	}
+	if (!html && jobs > 1 && ntodo > 1) {
+		pre = read_parallel(run, &k, todo, ntodo, jobs, why, sizeof(why));
+		if (!pre) {
+			rc = bad("%s", why);
+			free(todo);
 			goto out;
 		}
+	}
+	for (size_t t = 0; t < ntodo; t++) {
+		const struct fb_case *c = &run->cases[todo[t]];
+		json_t *cr = json_object_get(c->rec, "coverage");
+		char gdir[4200];
+
+		if (pre) {
+			memcpy(now, pre + t * nsites, nsites * sizeof(*now));
+		} else {
+			snprintf(gdir, sizeof(gdir), "%s/%s/gcov", run->dir, c->dir);
+			if (fb_cov_case(&k, json_string_value(json_object_get(cr, "build_id")), gdir,
+					now, html ? &cov : NULL, why, sizeof(why))) {
+				rc = bad("%s: %s", c->name, why);
+				free(todo);
+				goto out;
+			}
+		}
 		ncases++;
-		fb_cov_add(&sum, &cov);
+		if (html)
+			fb_cov_add(&sum, &cov);
 		for (size_t j = 0; j < nsites; j++)
 			if (now[j].failed && !use[j].failed)
 				so_far++;
@@ -198,6 +294,9 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 				"failed", now[j].failed, "reported", now[j].reported, "csum_lines", csum));
 		}
 	}
+	free(todo);
+	if (pre)
+		munmap(pre, ntodo * nsites * sizeof(*pre) + 1);
 	if (!ncases) {
 		rc = bad("%s: no case on %s brought its counters back (%zu without)", run->dir,
 			 kernel, json_array_size(without));
@@ -294,7 +393,11 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 			fprintf(md, "- `%s`: %s\n", json_string_value(json_object_get(e, "case")),
 				json_string_value(json_object_get(e, "why")));
 	}
-	/* the lines, for those who want them */
+	/* the lines, for those who want them (not read without the pages) */
+	if (!html) {
+		fprintf(md, "\n");
+		goto done;
+	}
 	snprintf(info, sizeof(info), "%s/coverage", run->dir);
 	if (fb_mkdirs(info)) {
 		rc = 2;
@@ -310,7 +413,7 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 	fb_cov_write_info(&sum, src, f);
 	fclose(f);
 	fprintf(md, "\nLines and branches: [`coverage/%s.info`](coverage/%s.info)", kernel, kernel);
-	if (html) {
+	{
 		char outdir[4200];
 		char *argv[] = { "genhtml", "--quiet", "--branch-coverage", "--output-directory",
 				 outdir, info, NULL };
@@ -327,6 +430,7 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 			fprintf(md, " (genhtml failed: `coverage/%s.genhtml.log`)", kernel);
 	}
 	fprintf(md, ".\n\n");
+done:
 	json_array_append_new(out, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:o, s:o, s:O}",
 		"kernel", kernel, "build_id", k.id, "cases", ncases, "failure_branches", k.with_branch,
 		"failure_branches_reached", nfail, "sites_reached", hit, "sites", (json_int_t)nsites,
@@ -351,11 +455,13 @@ int cmd_coverage(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "sites", required_argument, NULL, 's' },
 		{ "no-html", no_argument, NULL, 'n' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *sites = NULL;
 	bool html = true;
+	int jobs = fb_default_jobs();
 	struct fb_run run = { 0 };
 	char path[4200], list[256];
 	const char *kernels[64];
@@ -371,6 +477,10 @@ int cmd_coverage(int argc, char **argv)
 			break;
 		case 'n':
 			html = false;
+			break;
+		case 'j':
+			if (fb_opt_jobs("coverage", optarg, &jobs))
+				return 2;
 			break;
 		case 'h':
 			usage(stdout);
@@ -424,7 +534,7 @@ int cmd_coverage(int argc, char **argv)
 		"`harness/coverage/README.md` says how sites and branches are found.\n\n");
 	out = json_array();
 	for (size_t i = 0; i < nk && !rc; i++)
-		rc = cover_kernel(&run, kernels[i], html, md, out);
+		rc = cover_kernel(&run, kernels[i], html, jobs, md, out);
 	fclose(md);
 	if (!rc) {
 		char final[4200];

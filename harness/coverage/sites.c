@@ -310,7 +310,10 @@ static bool reports(const struct tok *t)
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
 		if (!strcmp(name, names[i]))
 			return true;
-	return strstr(name, "error") || strstr(name, "warn") || strstr(name, "WARN");
+	/* EXT4_ERROR_INODE, WARN_ON, ext4_warning: either case */
+	for (char *c = name; *c; c++)
+		*c = tolower((unsigned char)*c);
+	return strstr(name, "error") || strstr(name, "warn");
 }
 
 /* The lines of [FROM, TO) that call a report function. */

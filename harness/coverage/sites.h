@@ -15,7 +15,7 @@
  *     superblock's, the fast-commit tail's), the other operand not a
  *     constant.
  * A report call in the branch is a call of a function whose name says it
- * reports (it contains "error" or "warn", or is ext4_msg, printk, pr_err,
+ * reports (it contains "error" or "warn" in either case, or is ext4_msg, printk, pr_err,
  * pr_warn, pr_notice or pr_info): the line that tells the kernel did say
  * something from there, whatever it said.
  * Its failure branch is the statement the code runs when the check fails:
