@@ -18,16 +18,19 @@ out=$top/build/bench/coverage
 rm -rf "$out"
 mkdir -p "$out"
 cd "$top"
-# the CPU time (user + system, s) of every child this shell has waited for
+# The CPU time (user + system, s) of every child this shell has waited
+# for, into FILE: `times` must run in this shell, as a $(...) would fork a
+# fresh one that has waited for nothing.
 children_cpu() {
 	times > "$out/times"
 	sed -n 2p "$out/times" | awk '{ split($1, u, "m"); split($2, s, "m");
-		printf "%.3f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'
+		printf "%.3f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' > "$1"
 }
-# run NAME KERNEL: "CASES WALL CPU" of one matrix run; a run that does not
-# pass measures something else, and the benchmark stops without figures
+# run NAME KERNEL: one matrix run; sets n, w (wall s) and c (CPU s). A run
+# that does not pass measures something else: the benchmark stops without
+# figures.
 run() {
-	c0=$(children_cpu)
+	children_cpu "$out/cpu0"
 	w0=$(date +%s.%N)
 	if ! "$flipbed" matrix "$matrix" --kernel "$2" --jobs 2 --out "$out/$1" > "$out/$1.log" 2>&1; then
 		tail -n 5 "$out/$1.log" >&2
@@ -35,17 +38,18 @@ run() {
 		exit 1
 	fi
 	w1=$(date +%s.%N)
-	c1=$(children_cpu)
+	children_cpu "$out/cpu1"
 	n=$(wc -l < "$out/$1/cases.jsonl")
-	echo "$n $(echo "$w1 - $w0" | bc) $(echo "$c1 - $c0" | bc)"
+	w=$(echo "$w1 - $w0" | bc)
+	c=$(echo "$(cat "$out/cpu1") - $(cat "$out/cpu0")" | bc)
 }
 : > "$out/ratios"
 i=1
 while [ $i -le "$rounds" ]; do
-	set -- $(run "patched$i" patched)
-	pn=$1 pw=$2 pc=$3
-	set -- $(run "gcov$i" patched-gcov)
-	gn=$1 gw=$2 gc=$3
+	run "patched$i" patched
+	pn=$n pw=$w pc=$c
+	run "gcov$i" patched-gcov
+	gn=$n gw=$w gc=$c
 	printf 'round %d: patched %d cases in %.1f s (%.1f cases/min, CPU %.3f s a case); patched-gcov %d cases in %.1f s (%.1f cases/min, CPU %.3f s a case)\n' \
 		$i "$pn" "$pw" "$(echo "$pn * 60 / $pw" | bc -l)" "$(echo "$pc / $pn" | bc -l)" \
 		"$gn" "$gw" "$(echo "$gn * 60 / $gw" | bc -l)" "$(echo "$gc / $gn" | bc -l)"
