@@ -1411,7 +1411,8 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 	load_bio_reads(x);
 	json_object_set_new(rec, "bio_reads", x->bio_reads ? x->bio_reads : json_null());
 	x->bio_reads = NULL;
-	json_t *cov = fb_gcov_recv_json(&x->gcov);
+	/* a skipped case never booted: it has no counters to miss */
+	json_t *cov = x->verdict == FB_VERDICT_SKIP ? NULL : fb_gcov_recv_json(&x->gcov);
 	if (cov)
 		json_object_set_new(rec, "coverage", cov);
 	json_object_set_new(rec, "data_detail", json_string(x->ddetail));
