@@ -462,6 +462,8 @@ static int run_guided(struct campaign_args *a, const char *dir, const char *sdir
 	fb_guide_init(&st, (int)k.nsites);
 	bool *failed = xcalloc(k.nsites + 1, sizeof(bool));
 	struct fb_site_use *use = xcalloc(k.nsites + 1, sizeof(*use));
+	/* failure branches reached after each case learned from, in case order */
+	int *curve = xcalloc(a->o.count + 1, sizeof(int));
 
 	/* the draws of an earlier invocation */
 	snprintf(path, sizeof(path), "%s/guide.jsonl", dir);
@@ -563,6 +565,7 @@ static int run_guided(struct campaign_args *a, const char *dir, const char *sdir
 				for (size_t j = 0; j < k.nsites; j++)
 					failed[j] = use[j].failed;
 				fb_guide_learn(&st, &draws[i], failed);
+				curve[st.ncases] = st.reached;
 			}
 			fb_run_free(&done);
 		}
@@ -570,6 +573,15 @@ static int run_guided(struct campaign_args *a, const char *dir, const char *sdir
 			end, st.reached, k.with_branch);
 	}
 	fclose(gf);
+	/* the curve campaign.html draws (report_campaign_html.c) */
+	snprintf(path, sizeof(path), "%s/guide-curve.tsv", dir);
+	gf = fopen(path, "w");
+	if (gf) {
+		fprintf(gf, "# cases learned from, failure branches reached (of %d)\n", k.with_branch);
+		for (int c = 1; c <= st.ncases; c++)
+			fprintf(gf, "%d\t%d\n", c, curve[c]);
+		fclose(gf);
+	}
 	/* what it learned: guide.md */
 	snprintf(path, sizeof(path), "%s/guide.md", dir);
 	gf = fopen(path, "w");
@@ -592,6 +604,7 @@ static int run_guided(struct campaign_args *a, const char *dir, const char *sdir
 		fclose(gf);
 	}
 out:
+	free(curve);
 	free(failed);
 	free(use);
 	fb_guide_free(&st);

@@ -11,7 +11,10 @@
  *    the cases finished so far, in the same order;
  *  - the campaign's speed over the clock: cases finished per minute, in
  *    bins of at least a minute, from each record's "finished" (records
- *    written before it existed have none: the chart then says so).
+ *    written before it existed have none: the chart then says so);
+ *  - a guided campaign's coverage over the cases: the failure branches of
+ *    the checksum checks its cases had reached (DIR/guide-curve.tsv,
+ *    written by campaign.c's guided rounds).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +249,49 @@ static void clock_rate(FILE *out, const struct fb_run *run)
 	free(t);
 }
 
+/* A guided campaign's guide-curve.tsv, beside its run directory, as a chart. */
+static void guided_coverage(FILE *out, const struct fb_run *run)
+{
+	char path[4200], line[128];
+	double *x = NULL, *y = NULL;
+	size_t n = 0, cap = 0;
+	int of = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/../guide-curve.tsv", run->dir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && n < 1000000) {
+		double a, b;
+
+		if (sscanf(line, "# cases learned from, failure branches reached (of %d)", &of) == 1)
+			continue;
+		if (sscanf(line, "%lf %lf", &a, &b) != 2 || a < 0 || b < 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			x = xrealloc(x, cap * sizeof(*x));
+			y = xrealloc(y, cap * sizeof(*y));
+		}
+		x[n] = a;
+		y[n++] = b;
+	}
+	fclose(f);
+	if (n) {
+		fprintf(out, "<h2 id=\"coverage\">Coverage over the cases (guided)</h2>\n<p>Failure "
+			"branches of the kernel's checksum checks reached by the cases learned from "
+			"(%.0f of %d after %zu cases; <code>flipbed coverage run</code> has the table).</p>\n",
+			y[n - 1], of, n);
+		fb_svg_line(out, &(struct fb_line){
+			.title = "failure branches reached over cases", .xlabel = "cases learned from",
+			.ylabel = "failure branches", .x = x, .y = y, .n = n, .xmax = x[n - 1],
+			.ymax = of > 0 ? of : y[n - 1] > 0 ? y[n - 1] : 1, .step = true });
+	}
+	free(x);
+	free(y);
+}
+
 void fb_campaign_html(FILE *out, const struct fb_run *run, const struct fb_campaign_summary *s)
 {
 	const struct fb_case **order = finish_order(run);
@@ -261,6 +307,7 @@ void fb_campaign_html(FILE *out, const struct fb_run *run, const struct fb_campa
 	findings(out, run, order, s);
 	rate(out, run, order);
 	clock_rate(out, run);
+	guided_coverage(out, run);
 	fb_html_tail(out);
 	free(order);
 }

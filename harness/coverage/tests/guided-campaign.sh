@@ -4,7 +4,8 @@
 # Round 1 is the seed's uniform draws (its files are byte-identical to the
 # unguided campaign's: guided and unguided start from the same cases);
 # every case's draw is in guide.jsonl with its round; guide.md says what
-# was learned from all 30; `flipbed coverage` of the run gives one point
+# was learned from all 30, and campaign.html charts the failure branches
+# reached over the cases (guide-curve.tsv); `flipbed coverage` of the run gives one point
 # of the curve per case, never decreasing, and ends where guide.md does.
 # Run again, it resumes: no case runs twice and no draw is redone.
 # Bad input, exit 2 with one line: --guided on a kernel without coverage
@@ -43,6 +44,12 @@ done
 grep -q '^30 cases learned from (kernel patched-gcov); [0-9]* of [0-9]* failure branches reached' \
 	"$T/g/guide.md" && ok "guide.md: $(sed -n 3p "$T/g/guide.md" | cut -c 1-80)" ||
 	check_fail "guide.md lacks its count line"
+n=$(grep -vc '^#' "$T/g/guide-curve.tsv")
+last=$(tail -n 1 "$T/g/guide-curve.tsv" | cut -f 2)
+[ "$n" = 30 ] && grep -q "; $last of " "$T/g/guide.md" &&
+	grep -q '<title>failure branches reached over cases</title>' "$T/g/campaign.html" &&
+	ok "campaign.html: coverage over the cases ($n points, $last at the end)" ||
+	check_fail "guide-curve.tsv ($n points, last $last) or its chart in campaign.html"
 "$F" coverage "$T/g/run" --no-html > "$T/cov.out" 2>&1 || fail "flipbed coverage: exit $?"
 jq -e '.[0].curve | length == 30 and ([.[][1]] as $v | [range(1; 30)] | all($v[.] >= $v[. - 1]))' \
 	"$T/g/run/coverage.json" > /dev/null && ok "the curve: 30 points, never decreasing" ||
