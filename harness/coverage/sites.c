@@ -379,13 +379,12 @@ static void branch_of_if(const struct lexed *x, size_t cond, int check_line, boo
 static int follow_kept(const struct lexed *x, size_t start, size_t call, struct fb_site *s)
 {
 	char var[64];
-	size_t eq = call, end;
+	size_t end;
 	int depth = 0;
 
 	if (call < 2 || !is(&x->t[call - 1], "=") || x->t[call - 2].kind != T_ID)
 		return -1;
 	tokcpy(var, sizeof(var), &x->t[call - 2]);
-	(void)eq;
 	end = skip_statement(x, start);
 	for (size_t i = end; i < x->n; i++) {
 		if (is(&x->t[i], "{"))
