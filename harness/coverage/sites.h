@@ -51,7 +51,7 @@ struct fb_site {
 	bool joined;		/* the condition tests more than the checksum */
 	int report[8];		/* the branch's lines that call a report function */
 	int nreport;
-	char why[64];		/* FB_FAIL_NONE: why there is no branch */
+	char why[112];		/* FB_FAIL_NONE: why there is no branch */
 };
 
 /*
