@@ -81,6 +81,31 @@ void fb_cov_kernel_free(struct fb_cov_kernel *k)
 	memset(k, 0, sizeof(*k));
 }
 
+void fb_cov_use(const struct fb_site *sites, size_t nsites, const struct fb_cov *c,
+		struct fb_site_use *use)
+{
+	for (size_t i = 0; i < nsites; i++) {
+		const struct fb_site *s = &sites[i];
+		long long fc = 0;
+
+		use[i] = (struct fb_site_use){ 0 };
+		if (fb_cov_line(c, s->file, s->line) <= 0)
+			continue;
+		use[i].reached = true;
+		if (s->how == FB_FAIL_NONE)
+			continue;
+		if (!fb_cov_first_code(c, s->file, s->fail_line, s->fail_end, &fc)) {
+			use[i].unmeasurable = true;
+			continue;
+		}
+		if (fc <= 0)
+			continue;
+		use[i].failed = true;
+		for (int r = 0; r < s->nreport; r++)
+			use[i].reported |= fb_cov_line(c, s->file, s->report[r]) > 0;
+	}
+}
+
 int fb_cov_case(const struct fb_cov_kernel *k, const char *build_id, const char *gcovdir,
 		struct fb_site_use *use, struct fb_cov *cov, char *why, size_t len)
 {
@@ -95,21 +120,7 @@ int fb_cov_case(const struct fb_cov_kernel *k, const char *build_id, const char 
 	if (fb_gcov_read_case(k->bundle, gcovdir, cov ? NULL : (const char *const *)k->files,
 			      c, why, len))
 		return -1;
-	for (size_t i = 0; i < k->nsites; i++) {
-		const struct fb_site *s = &k->sites[i];
-		long long fc = 0;
-
-		use[i] = (struct fb_site_use){ 0 };
-		if (fb_cov_line(c, s->file, s->line) <= 0)
-			continue;
-		use[i].reached = true;
-		if (s->how == FB_FAIL_NONE ||
-		    !fb_cov_first_code(c, s->file, s->fail_line, s->fail_end, &fc) || fc <= 0)
-			continue;
-		use[i].failed = true;
-		for (int r = 0; r < s->nreport; r++)
-			use[i].reported |= fb_cov_line(c, s->file, s->report[r]) > 0;
-	}
+	fb_cov_use(k->sites, k->nsites, c, use);
 	fb_cov_free(&own);
 	return 0;
 }

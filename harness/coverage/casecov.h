@@ -28,6 +28,10 @@ struct fb_site_use {
 	bool reached;		/* the check's line ran */
 	bool failed;		/* its failure branch's first line with code ran */
 	bool reported;		/* a report call of that branch ran */
+	bool unmeasurable;	/* reached, and no line of its failure branch has
+				   code (the compiler folded it into the jump:
+				   a bare assignment, a jbd2_debug() compiled
+				   out): gcov's line counts cannot tell */
 };
 
 /*
@@ -39,6 +43,10 @@ void fb_cov_kernel_free(struct fb_cov_kernel *k);
 
 /* The kernels with coverage = gcov, ", "-separated, or "none". */
 const char *fb_cov_kernel_names(char *buf, size_t len);
+
+/* What counts C show at each of SITES (NSITES of them): USE, one per site. */
+void fb_cov_use(const struct fb_site *sites, size_t nsites, const struct fb_cov *c,
+		struct fb_site_use *use);
 
 /*
  * Read the counters in GCOVDIR (a case's gcov/) into USE (one per site).

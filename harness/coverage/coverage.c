@@ -36,6 +36,7 @@
 
 struct site_use {
 	int reached, failed, reported, csum_lines;
+	bool unmeasurable;	/* no line of the failure branch has code */
 	json_t *cases;		/* [{case, repro, failed, reported}] */
 };
 
@@ -208,7 +209,7 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 	struct fb_cov sum = { 0 }, cov = { 0 };
 	struct fb_site_use *now;
 	struct site_use *use;
-	int rc = fb_cov_kernel_load("coverage", kernel, &k), ncases = 0, nfail = 0, hit = 0;
+	int rc = fb_cov_kernel_load("coverage", kernel, &k), ncases = 0, nfail = 0, hit = 0, nunmeasured = 0;
 	json_t *without = json_array(), *jsites = json_array(), *curve = json_array();
 	int so_far = 0;		/* failure branches reached by the cases so far */
 	const struct fb_site *sites;
@@ -283,6 +284,7 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 			if (!now[j].reached)
 				continue;
 			use[j].reached++;
+			use[j].unmeasurable |= now[j].unmeasurable;
 			if (now[j].failed) {
 				csum = csum_lines(run->dir, c);
 				use[j].failed++;
@@ -305,15 +307,21 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 	for (size_t j = 0; j < nsites; j++) {
 		hit += use[j].reached > 0;
 		nfail += use[j].failed > 0;
+		nunmeasured += use[j].unmeasurable;
 	}
 	printf("kernel %s (build %.12s), %d cases with counters, %zu without\n", kernel, k.id,
 	       ncases, json_array_size(without));
 	fprintf(md, "## %s\n\nBuild id %s; %d cases with counters, %zu without. Sites from "
 		"the kernel's own source (`flipbed coverage --sites %s`).\n\n"
-		"**Failure branches reached: %d of %d** (sites reached: %d of %zu).\n\n"
-		"| site | function | check | reached | failure branch | failed | reported |\n"
-		"|---|---|---|---:|---|---:|---|\n", kernel, k.id, ncases,
-		json_array_size(without), kernel, nfail, k.with_branch, hit, nsites);
+		"**Failure branches reached: %d of %d** (sites reached: %d of %zu).\n\n",
+		kernel, k.id, ncases, json_array_size(without), kernel, nfail, k.with_branch, hit, nsites);
+	if (nunmeasured)
+		fprintf(md, "%d reached site%s ha%s a failure branch with no line of code of its "
+			"own (the compiler folded it into the jump): line counts cannot tell whether "
+			"it ran, so it counts as not reached (`no line` below).\n\n", nunmeasured,
+			nunmeasured > 1 ? "s" : "", nunmeasured > 1 ? "ve" : "s");
+	fprintf(md, "| site | function | check | reached | failure branch | failed | reported |\n"
+		"|---|---|---|---:|---|---:|---|\n");
 	{
 		static const int at[] = { 200, 500, 1000, 2000 };
 		bool any = false;
@@ -348,6 +356,8 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 				snprintf(rep, sizeof(rep), "no call (%d csum-error)",
 					 use[k].csum_lines);
 			snprintf(failed, sizeof(failed), "%d", use[k].failed);
+			if (use[k].unmeasurable)
+				snprintf(failed, sizeof(failed), "no line");
 		}
 		printf("%-28s %-28s %8d %7s %16s  %s\n", name, s->func, use[k].reached, failed, rep,
 		       s->check);
@@ -360,9 +370,12 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 			"why", s->why, "report_lines", report_json(s), "reached", use[k].reached, "failed", use[k].failed,
 			"reported", use[k].reported, "csum_lines", use[k].csum_lines,
 			"cases", use[k].cases));
+		json_object_set_new(json_array_get(jsites, json_array_size(jsites) - 1),
+				    "measurable", json_boolean(!use[k].unmeasurable));
 	}
-	printf("failure branches reached: %d of %d (sites reached: %d of %zu)\n", nfail,
-	       k.with_branch, hit, nsites);
+	printf("failure branches reached: %d of %d (sites reached: %d of %zu)%s\n", nfail,
+	       k.with_branch, hit, nsites,
+	       nunmeasured ? "; 'no line': a failure branch without code of its own, not counted" : "");
 	/* the cases, as repro commands */
 	fprintf(md, "\nThe cases that reached each site's failure branch:\n\n");
 	for (size_t k = 0; k < nsites; k++) {
@@ -431,9 +444,10 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 	}
 	fprintf(md, ".\n\n");
 done:
-	json_array_append_new(out, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:o, s:o, s:O}",
+	json_array_append_new(out, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:I, s:o, s:o, s:O}",
 		"kernel", kernel, "build_id", k.id, "cases", ncases, "failure_branches", k.with_branch,
-		"failure_branches_reached", nfail, "sites_reached", hit, "sites", (json_int_t)nsites,
+		"failure_branches_reached", nfail, "failure_branches_unmeasurable", nunmeasured,
+		"sites_reached", hit, "sites", (json_int_t)nsites,
 		"without_counters", json_incref(without), "sites_table", json_incref(jsites),
 		"curve", curve));
 out:

@@ -15,11 +15,14 @@ HARNESS_OBJS += $(addprefix $(B)/obj/harness/coverage/,receive.o sites.o gcov.o 
 PACKAGES += lcov
 CHECK_NEEDS += $(foreach k,$(KERNELS_GCOV),$(B)/kernel/$(k)/bzImage)
 
-# The sites read from C text, and the host's reading of the agent's lines,
-# malformed and hostile ones included.
+# The sites read from C text, a case's counts judged at them, and the host's
+# reading of the agent's lines, malformed and hostile ones included.
 $(eval $(call UNIT_TEST,test-coverage,harness/coverage/tests/test-coverage.c \
 	$(B)/obj/harness/coverage/receive.o $(B)/obj/harness/coverage/sites.o \
-	$(B)/obj/harness/util.o $(B)/obj/guest/pattern.o,jansson,$(HARNESS_TEST_CFLAGS)))
+	$(B)/obj/harness/coverage/casecov.o $(B)/obj/harness/coverage/gcov.o \
+	$(B)/obj/harness/kernels.o $(B)/obj/harness/kernel_image.o $(B)/obj/harness/kernel_modules.o \
+	$(B)/obj/harness/paths.o $(B)/obj/harness/boot/proc.o \
+	$(B)/obj/harness/util.o $(B)/obj/guest/pattern.o,jansson inih,$(HARNESS_TEST_CFLAGS)))
 
 TESTS += $(call SHELL_TESTS,harness/coverage/tests)
 

@@ -38,6 +38,12 @@ static long long num(json_t *o, const char *k)
 	return json_integer_value(json_object_get(o, k));
 }
 
+/* A reached site whose failure branch has no line with code (coverage.json). */
+static bool unmeasurable(json_t *site)
+{
+	return json_is_false(json_object_get(site, "measurable"));
+}
+
 void fb_coverage_md(FILE *out, const struct fb_run *run)
 {
 	json_t *cov = load(run), *k, *s;
@@ -63,6 +69,8 @@ void fb_coverage_md(FILE *out, const struct fb_run *run)
 				str(s, "function"), num(s, "reached"));
 			if (none)
 				fputs("- | - |\n", out);
+			else if (unmeasurable(s))
+				fputs("no line | - |\n", out);
 			else
 				fprintf(out, "%lld | %lld |\n", num(s, "failed"), num(s, "reported"));
 		}
@@ -102,6 +110,9 @@ void fb_coverage_html(FILE *out, const struct fb_run *run)
 			fprintf(out, "</code></td><td>%lld</td>", num(s, "reached"));
 			if (none)
 				fputs("<td>-</td><td>-</td></tr>\n", out);
+			else if (unmeasurable(s))
+				fputs("<td title=\"the failure branch has no line of code of its own: "
+				      "gcov's line counts cannot tell\">no line</td><td>-</td></tr>\n", out);
 			else
 				fprintf(out, "<td>%lld</td><td>%lld</td></tr>\n", num(s, "failed"),
 					num(s, "reported"));

@@ -3,7 +3,8 @@
  * Unit tests of the coverage parts that need no kernel: the checksum
  * verification sites read from C text (sites.c: which calls and
  * comparisons are sites, which branch a failure takes, which have none),
- * and the host's reading of the agent's counter lines (receive.c: a whole
+ * a case's counts judged at them (casecov.c: a failure branch without a
+ * line of code is unmeasurable, not unreached), and the host's reading of the agent's counter lines (receive.c: a whole
  * transfer, and every malformed or hostile form refused, with nothing left
  * on disk that the guest did not fully and correctly send).
  */
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "coverage/casecov.h"
 #include "coverage/receive.h"
 #include "coverage/sites.h"
 #include "guest/agent.h"
@@ -228,6 +230,56 @@ static void test_sites_comparisons(void **state)
 	free(s);
 }
 
+/* ---- a case's counts at the sites ---- */
+
+/*
+ * do_one_pass's revoke check as 6.1 has it: the failure branch is a
+ * jbd2_debug() (compiled out) and an assignment the compiler folds into
+ * the jump, so gcov has no line of it. The branch is then unmeasurable,
+ * never "not reached"; a branch with a line of code is judged by its count.
+ */
+static void test_use_unmeasurable(void **state)
+{
+	const char *text =
+		"static int f(journal_t *j, int pass)\n"			/* 1 */
+		"{\n"								/* 2 */
+		"\tif (pass == 0 &&\n"					/* 3 */
+		"\t    !jbd2_descriptor_block_csum_verify(j, b)) {\n"	/* 4 */
+		"\t\tjbd2_debug(1, \"bad\\n\");\n"			/* 5 */
+		"\t\tneed = true;\n"						/* 6 */
+		"\t}\n"							/* 7 */
+		"\tif (!jbd2_commit_block_csum_verify(j, b))\n"		/* 8 */
+		"\t\treturn -EFSBADCRC;\n"					/* 9 */
+		"\treturn 0;\n"						/* 10 */
+		"}\n";
+	long long count[12] = { -1, -1, -1, 3, 3, -1, -1, -1, 3, 0, 3, -1 };
+	struct fb_cov_file file = { .name = "fs/ext4/t.c", .nlines = 12, .count = count };
+	struct fb_cov cov = { .f = &file, .n = 1 };
+	struct fb_site_use use[2];
+	size_t n;
+	struct fb_site *s = scan(text, &n);
+
+	assert_int_equal(n, 2);
+	assert_int_equal(s[0].how, FB_FAIL_THEN);
+	fb_cov_use(s, n, &cov, use);
+	assert_true(use[0].reached);
+	assert_true(use[0].unmeasurable);
+	assert_false(use[0].failed);
+	assert_true(use[1].reached);
+	assert_false(use[1].unmeasurable);
+	assert_false(use[1].failed);
+	/* line 9 ran: the second check's failure branch did */
+	count[9] = 1;
+	fb_cov_use(s, n, &cov, use);
+	assert_true(use[1].failed);
+	/* a site not reached says nothing of its branch */
+	count[3] = count[4] = 0;
+	fb_cov_use(s, n, &cov, use);
+	assert_false(use[0].reached);
+	assert_false(use[0].unmeasurable);
+	free(s);
+}
+
 /* ---- receive ---- */
 
 static char dir[4096];
@@ -423,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_sites_without_branch),
 		cmocka_unit_test(test_sites_kept_result),
 		cmocka_unit_test(test_sites_comparisons),
+		cmocka_unit_test(test_use_unmeasurable),
 		cmocka_unit_test_setup_teardown(test_recv_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_twice_unasked_missing, setup, teardown),
