@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +53,11 @@ static int mount_flag(const char *opt, unsigned long *flags)
 	return 0;
 }
 
-static int op_mount(const struct step *s, char *detail, size_t len)
+/* mount or, with MS_REMOUNT in EXTRA, remount: OPTS split as mount(8) does */
+static int op_mount(const struct step *s, unsigned long extra, char *detail, size_t len)
 {
 	char given[STEP_MAX_LINE], data[STEP_MAX_LINE + 32] = "";
-	unsigned long flags = 0;
+	unsigned long flags = extra;
 
 	snprintf(given, sizeof(given), "%s", s->argc ? s->argv[0] : "");
 	for (char *o = strtok(given, ","); o; o = strtok(NULL, ","))
@@ -69,6 +71,29 @@ static int op_mount(const struct step *s, char *detail, size_t len)
 	snprintf(detail, len, "%s%s%s", data, s->argc ? " flags=" : "",
 		 s->argc ? s->argv[0] : "");
 	return mount(agent_disk(), MNT, "ext4", flags, data) ? errno : 0;
+}
+
+/*
+ * Set the label, then read it back: a success that did not store it would
+ * otherwise pass unseen. ext4 stores at most EXT4_LABEL_MAX (16) bytes and
+ * refuses a longer one with EINVAL.
+ */
+static int op_setlabel(const struct step *s, char *detail, size_t len)
+{
+	char label[FSLABEL_MAX] = "", back[FSLABEL_MAX] = "";
+	int fd = open(MNT, O_RDONLY | O_DIRECTORY), rc = 0;
+
+	if (fd < 0)
+		return errno;
+	snprintf(label, sizeof(label), "%s", s->argv[0]);
+	if (ioctl(fd, FS_IOC_SETFSLABEL, label) || ioctl(fd, FS_IOC_GETFSLABEL, back))
+		rc = errno;
+	close(fd);
+	if (rc)
+		return rc;
+	back[sizeof(back) - 1] = '\0';
+	snprintf(detail, len, "label=%s", back);
+	return strcmp(label, back) ? EBADDATA : 0;
 }
 
 static int write_all(int fd, const unsigned char *buf, size_t n)
@@ -633,16 +658,43 @@ static int op_cat_dir(int n, const char *path, char *detail, size_t len)
 	return 0;
 }
 
+/*
+ * Guest path G with each path component DISK replaced by the kernel's
+ * name of the case's disk (vda alone, vdd in a batch): the knobs under
+ * /proc/fs/ext4/ and /sys/fs/ext4/ are named after it.
+ */
+static void guest_path(char *out, size_t len, const char *g)
+{
+	const char *d = strrchr(agent_disk(), '/');
+	size_t n = 0;
+
+	d = d ? d + 1 : agent_disk();
+	for (const char *p = g; *p && n + 1 < len;) {
+		bool word = p > g && p[-1] == '/' && !strncmp(p, "DISK", 4) &&
+			    (p[4] == '/' || p[4] == '-' || !p[4]);
+
+		if (word) {
+			n += snprintf(out + n, len - n, "%s", d);
+			p += 4;
+		} else {
+			out[n++] = *p++;
+		}
+	}
+	out[n < len ? n : len - 1] = '\0';
+}
+
 static int op_cat(int n, const struct step *s, char *detail, size_t len)
 {
 	static char buf[65536 + 1];
+	char path[STEP_MAX_LINE + 64];
 	size_t got = 0;
 	struct stat st;
 	int fd;
 
-	if (!stat(s->argv[0], &st) && S_ISDIR(st.st_mode))
-		return op_cat_dir(n, s->argv[0], detail, len);
-	fd = open(s->argv[0], O_RDONLY | O_CLOEXEC);
+	guest_path(path, sizeof(path), s->argv[0]);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return op_cat_dir(n, path, detail, len);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	while (got < sizeof(buf) - 1) {
@@ -688,7 +740,11 @@ static int op_mark(const struct step *s)
 
 static int op_set(const struct step *s)
 {
-	int fd = open(s->argv[0], O_WRONLY | O_CLOEXEC);
+	char path[STEP_MAX_LINE + 64];
+	int fd;
+
+	guest_path(path, sizeof(path), s->argv[0]);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
 	size_t n = strlen(s->argv[1]);
 	int e = 0;
 
@@ -823,7 +879,9 @@ int op_run(int n, const struct step *s, char *detail, size_t len)
 
 	detail[0] = '\0';
 	switch (s->id) {
-	case STEP_MOUNT: return op_mount(s, detail, len);
+	case STEP_MOUNT: return op_mount(s, 0, detail, len);
+	case STEP_REMOUNT: return op_mount(s, MS_REMOUNT, detail, len);
+	case STEP_SETLABEL: return op_setlabel(s, detail, len);
 	case STEP_UMOUNT: return umount(MNT) ? errno : 0;
 	case STEP_MKDIR:
 		under_mnt(path, sizeof(path), s->argv[0]);

@@ -53,6 +53,9 @@ static void test_accepted(void **state)
 	accepts("mount", STEP_MOUNT, 0);
 	accepts("mount errors=panic,noload", STEP_MOUNT, 1);
 	accepts("mount journal_path=/dev/vdb,errors=remount-ro", STEP_MOUNT, 1);
+	accepts("remount", STEP_REMOUNT, 0);
+	accepts("remount ro", STEP_REMOUNT, 1);
+	accepts("setlabel flipbed-1.0", STEP_SETLABEL, 1);
 	accepts("crash", STEP_CRASH, 0);
 	accepts("overlap rm /f fallocate /n 500", STEP_OVERLAP, 5);
 	accepts("write /a 5000", STEP_WRITE, 2);
@@ -101,6 +104,8 @@ static void test_refused(void **state)
 	refuses("wait a/b", "a word");
 	refuses("sleep soon", "seconds");
 	refuses("cat proc/mounts", "absolute guest path");
+	refuses("setlabel", "setlabel LABEL");
+	refuses("setlabel a/b", "word");
 	refuses("expect ENOPE read /a", "needs an errno name");
 	refuses("expect", "needs an errno name");
 	refuses("may", "names no step");
