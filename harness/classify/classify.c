@@ -11,7 +11,7 @@
  *
  * detect is the first class present in the order csum, sanity (and
  * ambiguous), io, then io from a step that ended "err EIO" (no kernel line;
- * detail is that step), then mount (the first "mount" step ended in err),
+ * detail is that step), then mount (a "mount" or "remount" step ended in err),
  * else none; detail is the first line of that class (for csum, the first
  * csum-error line when there is one: it names the object). The errno
  * signal (below) makes it csum, or decides an ambiguous message.
@@ -20,7 +20,7 @@
  *   kasan, oops, panic, hang   kernel reports (klog.c); after an oops with
  *                   panic_on_oops the oops wins; "H exit timeout" is a hang
  *                   when the guest had gone silent (see slow below)
- *   mount-refused   the first "mount" step ended in err
+ *   mount-refused   a "mount" or "remount" step ended in err
  *   then, the worst over the workload's mounts (a mount step that succeeds
  *   starts one), each judged by its own last probes and its own lines:
  *   shutdown        its LAST write probe (FB_PROBE_MARK, probe.h) ended
@@ -39,7 +39,10 @@
  *                   read-only never turns error-continue by a later mount.
  *   recovered       a csum-error line ending in "recovered", no "EXT4-fs
  *                   error" line, and the probe ended ok
- *   none
+ *   none            also every mount asked for read-only ("mount ro",
+ *                   "remount ro") but for shutdown: its writes get EROFS
+ *                   by request, and a successful remount starts a mount
+ *                   of its own
  * outcome.h ranks error-continue above recovered: a run that recovered one
  * checksum failure and let another error through is error-continue.
  *
@@ -285,9 +288,33 @@ static bool is_op(const char *text, size_t len, const char *op)
 	       ((size_t)(end - text) == k || text[k] == ' ');
 }
 
+/* A mount step: mount, or remount (a refused remount is a refused mount too). */
 static bool is_mount(const char *text, size_t len)
 {
-	return is_op(text, len, "mount");
+	return is_op(text, len, "mount") || is_op(text, len, "remount");
+}
+
+/*
+ * Whether mount step TEXT asks for a read-only filesystem: "ro" among its
+ * comma-separated options (guest/ops.c passes it as MS_RDONLY).
+ */
+static bool asks_ro(const char *text, size_t len)
+{
+	const char *end = text + len, *p = memchr(text, ' ', len);
+
+	if (p && starts(text, len, "may "))
+		p = memchr(p + 1, ' ', end - p - 1);
+	else if (p && starts(text, len, "expect "))
+		p = (p = memchr(p + 1, ' ', end - p - 1)) ? memchr(p + 1, ' ', end - p - 1) : NULL;
+	for (p = p ? p + 1 : end; p < end;) {
+		const char *c = memchr(p, ',', end - p);
+		size_t n = (c ? c : end) - p;
+
+		if (n == 2 && !memcmp(p, "ro", 2))
+			return true;
+		p += n + 1;
+	}
+	return false;
 }
 
 static bool is_umount(const char *text, size_t len)
@@ -326,6 +353,7 @@ struct findings {
 	int read_probe;		/* last read probe: 0 none, 1 ok, 2 EIO, -1 other */
 	bool step_erofs;	/* a workload step of this mount failed with EROFS
 				   after an ext4 error of this mount */
+	bool ro_asked;		/* the mount step asked for ro: EROFS is its answer */
 	enum fb_reaction mounts_reaction;	/* the worst of the mounts before */
 	char eio_line[256];	/* first step that ended "err EIO" */
 	char exit_kind[32];	/* "H exit KIND" */
@@ -469,6 +497,13 @@ static enum fb_reaction mount_reaction(const struct findings *f)
 {
 	if (f->probe == 3 && f->read_probe == 2)
 		return FB_REACT_SHUTDOWN;
+	/*
+	 * Mounted read-only on request: every write gets EROFS before ext4
+	 * looks at it, and ext4_handle_error() changes nothing on a read-only
+	 * superblock: no reaction can be seen but the ones above.
+	 */
+	if (f->ro_asked)
+		return FB_REACT_NONE;
 	if (f->probe == 2 || (!f->probe && f->step_erofs))
 		return FB_REACT_REMOUNT_RO;
 	if (f->probe == 1 && f->ext4_error)
@@ -489,6 +524,7 @@ static void close_mount(struct findings *f)
 	f->read_probe = 0;
 	f->ext4_error = 0;
 	f->step_erofs = false;
+	f->ro_asked = false;
 }
 
 static void see_step(struct findings *f, const char *line, size_t len,
@@ -531,6 +567,7 @@ static void see_step(struct findings *f, const char *line, size_t len,
 	 */
 	if (is_mount(s->text, s->text_len) && s->ok) {
 		close_mount(f);
+		f->ro_asked = asks_ro(s->text, s->text_len);
 		f->ext4_error = f->win_errors;
 	} else if (is_umount(s->text, s->text_len)) {
 		snprintf(f->umount_line, sizeof(f->umount_line), "%s", f->win_line);
@@ -643,7 +680,8 @@ static void conflict(struct fb_signals *sig)
 	if (sig->msg == FB_SIGNAL_NONE || sig->msg == FB_SIGNAL_AMBIGUOUS ||
 	    sig->err == FB_SIGNAL_NONE || sig->msg == sig->err)
 		return;
-	why = fb_klog_conflict(sig->msg_func, sig->msg_line, klog_of(sig->msg), klog_of(sig->err));
+	why = fb_klog_conflict(sig->msg_func, sig->msg_line, klog_of(sig->msg), klog_of(sig->err),
+			       strcmp(sig->err_source, "fanotify") != 0);
 	snprintf(sig->conflict, sizeof(sig->conflict), "message %s (%s), errno %s (%s, %s): %s",
 		 fb_signal_name(sig->msg), sig->msg_func[0] ? sig->msg_func : "?",
 		 fb_signal_name(sig->err), sig->err_name, sig->err_source,

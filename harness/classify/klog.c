@@ -378,11 +378,15 @@ enum fb_klog_class fb_klog_class(const char *t)
 
 /* ---- the errno beside the message: disagreements the kernel explains ---- */
 
+/* Where the errno came from: a rule that explains one source only says so. */
+enum errno_from { FROM_ANY, FROM_STEP, FROM_FANOTIFY };
+
 struct conflict_rule {
 	const char *func;	/* the message's function (fb_klog_rule) */
 	const char *needle;	/* and a substring of its line, or "" */
 	enum fb_klog_class msg, err;
 	const char *why;
+	enum errno_from from;	/* FROM_ANY when left out */
 };
 
 static const struct conflict_rule conflict_rules[] = {
@@ -408,9 +412,21 @@ static const struct conflict_rule conflict_rules[] = {
 	  "ext4_dx_csum_verify finds no dx count/limit and reports \"dir seems corrupt\" (EFSCORRUPTED) before __ext4_read_dirblock reports the checksum" },
 	/* the mount step's errno */
 	{ "ext4_check_descriptors", "", FB_KLOG_CSUM, FB_KLOG_SANITY,
-	  "ext4_group_desc_init fails the mount with EFSCORRUPTED when ext4_check_descriptors fails" },
+	  "ext4_group_desc_init fails the mount with EFSCORRUPTED when ext4_check_descriptors fails",
+	  FROM_STEP },
 	{ "ext4_csum_error", "type=group-desc ", FB_KLOG_CSUM, FB_KLOG_SANITY,
-	  "ext4_group_desc_init fails the mount with EFSCORRUPTED when ext4_check_descriptors fails" },
+	  "ext4_group_desc_init fails the mount with EFSCORRUPTED when ext4_check_descriptors fails",
+	  FROM_STEP },
+	/*
+	 * A read-only mount goes on past a bad descriptor (ext4_check_descriptors
+	 * fails only a read-write one); the first error event comes when the
+	 * group's block bitmap is built. Stock only: 0007 passes the errno.
+	 */
+	{ "ext4_check_descriptors", "", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "a read-only mount keeps a group whose descriptor checksum failed; ext4_read_block_bitmap_nowait reports ext4_init_block_bitmap's -EFSBADCRC through ext4_error(), which passes EFSCORRUPTED",
+	  FROM_FANOTIFY },
+	{ "ext4_read_block_bitmap_nowait", "Failed to init block bitmap", FB_KLOG_CSUM, FB_KLOG_SANITY,
+	  "ext4_read_block_bitmap_nowait reports ext4_init_block_bitmap's -EFSBADCRC through ext4_error(), which passes EFSCORRUPTED" },
 	{ "do_one_pass", "", FB_KLOG_CSUM, FB_KLOG_IO,
 	  "jbd2_journal_load fails the mount with EIO whatever made jbd2_journal_recover fail" },
 	{ "jbd2_csum_error", "type=journal-", FB_KLOG_CSUM, FB_KLOG_IO,
@@ -428,13 +444,14 @@ static const struct conflict_rule conflict_rules[] = {
 };
 
 const char *fb_klog_conflict(const char *func, const char *line, enum fb_klog_class msg,
-			     enum fb_klog_class err)
+			     enum fb_klog_class err, bool from_step)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(conflict_rules); i++) {
 		const struct conflict_rule *r = &conflict_rules[i];
 
 		if (r->msg == msg && r->err == err && !strcmp(r->func, func) &&
-		    strstr(line, r->needle))
+		    strstr(line, r->needle) &&
+		    (r->from == FROM_ANY || (r->from == FROM_STEP) == from_step))
 			return r->why;
 	}
 	return NULL;

@@ -63,12 +63,13 @@ enum fb_klog_class fb_klog_class(const char *msg);
 enum fb_klog_class fb_klog_rule(const char *msg, char *func, size_t len);
 
 /*
- * Why the errno ext4 passed on (class ERR) differs from what the message
- * says (class MSG; FUNC and LINE as fb_klog_rule gave them): the kernel
- * function that explains it, or NULL when the table knows no reason.
+ * Why the errno ext4 passed on (class ERR; FROM_STEP: a step's, else a
+ * FAN_FS_ERROR event's) differs from what the message says (class MSG;
+ * FUNC and LINE as fb_klog_rule gave them): the kernel function that
+ * explains it, or NULL when the table knows no reason.
  */
 const char *fb_klog_conflict(const char *func, const char *line, enum fb_klog_class msg,
-			     enum fb_klog_class err);
+			     enum fb_klog_class err, bool from_step);
 
 /* The FB_KLOG_* report bits of MSG (0 for an ordinary message). */
 unsigned fb_klog_reactions(const char *msg);

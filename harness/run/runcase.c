@@ -948,8 +948,23 @@ int case_open(struct casectx *x, const char *priv)
  * file, directory and xattr; the probes tell remount-ro, shutdown and
  * error-continue apart as in the first pass. All "may": the pass reports, its
  * steps are never unmet. The mount takes the workload's first mount
- * options (csum_retry, noload, ...).
+ * options (csum_retry, noload, ...) but ro: the pass mounts read-write, as
+ * a system coming back would, and its probes need a filesystem that can
+ * go read-only.
  */
+/* OPTS, a mount step's comma-separated options, without "ro", into OUT. */
+static void drop_ro(char *out, size_t size, const char *opts)
+{
+	char copy[STEP_MAX_LINE];
+	size_t n = 0;
+
+	out[0] = '\0';
+	snprintf(copy, sizeof(copy), "%s", opts);
+	for (char *o = strtok(copy, ","); o; o = strtok(NULL, ","))
+		if (strcmp(o, "ro") && n < size)
+			n += snprintf(out + n, size - n, "%s%s", n ? "," : "", o);
+}
+
 #define NEXT_PASS_STEPS FB_NEXT_PASS_STEPS	/* counted by the scenario's step limit */
 static void add_next_pass(struct casectx *x)
 {
@@ -958,7 +973,7 @@ static void add_next_pass(struct casectx *x)
 
 	for (int i = 0; i < x->s->nsteps; i++)
 		if (!step_parse(x->s->steps[i], &st, why, sizeof(why)) && st.id == STEP_MOUNT) {
-			snprintf(opts, sizeof(opts), "%s", st.argc ? st.argv[0] : "");
+			drop_ro(opts, sizeof(opts), st.argc ? st.argv[0] : "");
 			break;
 		}
 	if (x->s->errors && !strstr(opts, "errors="))

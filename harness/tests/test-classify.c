@@ -494,6 +494,64 @@ static void test_step_erofs(void **state)
 	assert_int_equal(o.reaction, FB_REACT_NONE);
 }
 
+/*
+ * A mount asked for read-only answers writes with EROFS by request: no
+ * reaction. A refused remount is a refused mount; a remount that succeeds
+ * starts a mount of its own, judged by its own probes.
+ */
+static void test_read_only_mount(void **state)
+{
+	const char *ro = "A ready\nA step 1 mount ro -> ok errors=remount-ro flags=ro\n";
+	const char *gd = "C EXT4-fs (vda): ext4_check_descriptors: Checksum for group 5 failed (1!=2)\n";
+	char t[1024];
+	struct fb_outcome o;
+
+	snprintf(t, sizeof(t), "%s%s" PROBE_RO EXIT, ro, gd);
+	o = classify(t);
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	/* the same lines after a read-write mount went read-only */
+	o = classify(READY "C " IGET "\n" PROBE_RO EXIT);
+	assert_int_equal(o.reaction, FB_REACT_REMOUNT_RO);
+	/* "mount ro" is not "mount rox" nor "norecovery,ro" missed */
+	o = classify("A ready\nA step 1 mount noload,ro -> ok\nC " IGET "\n" PROBE_RO EXIT);
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+	o = classify("A ready\nA step 1 mount roxx -> ok\nC " IGET "\n" PROBE_RO EXIT);
+	assert_int_equal(o.reaction, FB_REACT_REMOUNT_RO);
+	/* a shutdown shows through a read-only mount */
+	snprintf(t, sizeof(t), "%sC %s\nA step 9 %s -> err EIO\nA step 10 %s -> err EIO\n" EXIT,
+		 ro, IGET, FB_PROBE_STEP, FB_PROBE_READ_STEP);
+	o = classify(t);
+	assert_int_equal(o.reaction, FB_REACT_SHUTDOWN);
+	/* remount refused: mount-refused, the remount's errno a csum signal */
+	snprintf(t, sizeof(t), "%s%sA step 2 remount -> err EBADMSG\nC EXT4-fs (vda): "
+		 "ext4_remount: Checksum for group 5 failed (1!=2)\n" PROBE_RO EXIT, ro, gd);
+	o = classify(t);
+	assert_int_equal(o.reaction, FB_REACT_MOUNT_REFUSED);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	/* remounted read-write, then an error: that mount went read-only */
+	snprintf(t, sizeof(t), "%sA step 2 remount rw -> ok\nC %s\n" PROBE_RO EXIT, ro, IGET);
+	o = classify(t);
+	assert_int_equal(o.reaction, FB_REACT_REMOUNT_RO);
+	/*
+	 * The descriptor's message beside an errno: the refused read-write
+	 * mount's (a step's) and a read-only mount's later bitmap error (an
+	 * event's) have different explanations
+	 */
+	o = classify("A ready\nA step 1 mount -> err EUCLEAN\n"
+		     "C EXT4-fs (vda): ext4_check_descriptors: Checksum for group 5 failed (1!=2)\n" EXIT);
+	assert_non_null(strstr(o.signals.conflict, "ext4_group_desc_init"));
+	snprintf(t, sizeof(t), "%s" WATCH "%sC EXT4-fs error (device vda): "
+		 "ext4_read_block_bitmap_nowait:523: comm cat: Failed to init block bitmap for group 5: -74\n"
+		 "A fserror EUCLEAN - 1\n" PROBE_RO EXIT, ro, gd);
+	o = classify(t);
+	assert_int_equal(o.detect, FB_DETECT_CSUM);
+	assert_non_null(strstr(o.signals.conflict, "a read-only mount keeps a group"));
+	/* remounted read-only by request after a clean read-write life */
+	o = classify(READY "A step 2 remount ro -> ok\n" PROBE_RO EXIT);
+	assert_int_equal(o.reaction, FB_REACT_NONE);
+}
+
 /* The kernel checking itself is a note and a warning, never a detection. */
 static void test_note(void **state)
 {
@@ -1099,6 +1157,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_conflict),
 		cmocka_unit_test(test_umount_error),
 		cmocka_unit_test(test_step_erofs),
+		cmocka_unit_test(test_read_only_mount),
 		cmocka_unit_test(test_note),
 		cmocka_unit_test(test_shutdown),
 		cmocka_unit_test(test_ambiguous),
