@@ -6,6 +6,7 @@
  * with -no-reboot, so it exits). It never judges the kernel: it reports
  * what each step returned and the host decides. Protocol: README.md.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -296,23 +297,67 @@ static void run_case(void)
 	kmsg_drain();
 	gcov_case_end();
 	chan_send("done %d %d%s", passed, failed, mounted() ? " mounted" : "");
-	chan_drain();
 	for (int i = 0; i < nsteps; i++)
 		free(steps[i]);
 	nsteps = 0;
 }
 
+/*
+ * The device of the virtio-serial port named CHANNEL_NAME: the kernel
+ * names it vportNpM, after the order its devices probed, and gives its
+ * name in /sys/class/virtio-ports/vportNpM/name. 0, or ENODEV after
+ * waiting as wait_for() does.
+ */
+static int find_channel(char *path, size_t len)
+{
+	struct timespec ts = { 0, 5 * 1000 * 1000 };
+
+	for (int i = 0; i < 1000; i++) {
+		DIR *d = opendir("/sys/class/virtio-ports");
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			char f[300], name[64] = "";
+			FILE *fp;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(f, sizeof(f), "/sys/class/virtio-ports/%s/name", e->d_name);
+			fp = fopen(f, "re");
+			if (!fp)
+				continue;
+			if (!fgets(name, sizeof(name), fp))
+				name[0] = '\0';
+			fclose(fp);
+			name[strcspn(name, "\n")] = '\0';
+			if (!strcmp(name, CHANNEL_NAME)) {
+				snprintf(path, len, "/dev/%s", e->d_name);
+				closedir(d);
+				wait_for(path);
+				return 0;
+			}
+		}
+		if (d)
+			closedir(d);
+		nanosleep(&ts, NULL);
+	}
+	errno = ENODEV;
+	return ENODEV;
+}
+
 int main(void)
 {
+	char channel[300];
 	pthread_t beater;
 	int more, e;
 
 	/* a kernel whose drivers are modules: the channel and disks come now */
 	modules_load();
 	setup();
-	wait_for(CHANNEL);
-	if (chan_open(CHANNEL))
-		die("open " CHANNEL);
+	if (find_channel(channel, sizeof(channel)))
+		die("no virtio-serial port named " CHANNEL_NAME);
+	if (chan_open(channel))
+		die(channel);
 	if (kmsg_start())
 		die("/dev/kmsg");
 	e = pthread_create(&beater, NULL, beat, NULL);
@@ -325,8 +370,16 @@ int main(void)
 	/* a batch: the host sends the next case, or "halt", after each "done" */
 	while (more > 0) {
 		run_case();
-		if (crashed)
+		/*
+		 * A port's write returns once its buffer is queued: QEMU may still
+		 * hold it (the host reading slowly) and a reset discards it. The
+		 * host answers every "done" (halt, release, a next case), so its
+		 * answer means it has read everything before: wait for it.
+		 */
+		if (crashed) {
+			(void)chan_recv();
 			break;
+		}
 		more = receive_steps();
 		if (more == 2) {
 			release();
@@ -334,7 +387,6 @@ int main(void)
 		}
 	}
 	kmsg_stop();
-	chan_drain();
 	/* a crash step leaves the disk as the kernel left it: no sync */
 	if (!crashed)
 		sync();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The agent's line channel to the host: /dev/hvc0 in raw mode (no echo, no
- * newline translation). Every line goes out in one locked write loop, so the
- * kmsg thread and the step runner never interleave.
+ * The agent's line channel to the host: a virtio-serial port (agent.h says
+ * why not a console), so no tty layer: bytes go as written. Every line goes
+ * out in one locked write loop, so the kmsg thread and the step runner never
+ * interleave; a write sleeps until the port has room, it never drops.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -22,16 +22,8 @@ static size_t inlen, inpos;
 
 int chan_open(const char *path)
 {
-	struct termios t;
-
 	fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (tcgetattr(fd, &t) == 0) {
-		cfmakeraw(&t);
-		tcsetattr(fd, TCSANOW, &t);
-	}
-	return 0;
+	return fd < 0 ? -1 : 0;
 }
 
 void chan_send(const char *fmt, ...)
@@ -91,9 +83,4 @@ char *chan_recv(void)
 			return NULL;
 		inlen += r;
 	}
-}
-
-void chan_drain(void)
-{
-	tcdrain(fd);
 }

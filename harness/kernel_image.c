@@ -33,7 +33,7 @@ struct need {
 static const struct need needs[] = {
 	{ "virtio-mmio", "the virtio-mmio transport of QEMU's microvm", "CONFIG_VIRTIO_MMIO=y", true },
 	{ "virtio_blk", "the virtio block driver (the disk under test)", "CONFIG_VIRTIO_BLK=y", true },
-	{ "virtio_console", "the virtio console (the guest agent's channel)", "CONFIG_VIRTIO_CONSOLE=y", true },
+	{ "virtio_console", "virtio-serial (the guest agent's channel)", "CONFIG_VIRTIO_CONSOLE=y", true },
 	/* the console prints before /init can load anything */
 	{ "serial8250", "the 8250 serial console (the kernel's messages)", "CONFIG_SERIAL_8250_CONSOLE=y", false },
 	{ "EXT4-fs", "ext4", "CONFIG_EXT4_FS=y", true },

@@ -8,8 +8,8 @@
  * payload is unpacked with the matching tool (gzip, xz, zstd, lz4, bzip2,
  * lzma, lzop) to be searched. In both, the strings that the needed drivers
  * and ext4 compile in are looked for: the virtio-mmio transport, the
- * virtio block driver (the disks), the virtio console (the agent's
- * channel), the 8250 serial console (the kernel's messages) and ext4.
+ * virtio block driver (the disks), virtio_console (its virtio-serial
+ * port is the agent's channel), the 8250 serial console (the kernel's messages) and ext4.
  * The same search tells whether the kernel prints flipbed's csum-error
  * lines (kernel/README.md) and its release ("Linux version ...").
  */

@@ -35,7 +35,7 @@ static const struct want {
 	 */
 	{ "virtio_pci", "CONFIG_VIRTIO_PCI=y", "the virtio PCI transport" },
 	{ "virtio_blk", "CONFIG_VIRTIO_BLK=y", "the virtio block driver (the disks)" },
-	{ "virtio_console", "CONFIG_VIRTIO_CONSOLE=y", "the virtio console (the agent's channel)" },
+	{ "virtio_console", "CONFIG_VIRTIO_CONSOLE=y", "virtio-serial (the agent's channel)" },
 	/*
 	 * ext4 and jbd2 ask the crypto API for crc32c, a soft dependency
 	 * that only modprobe follows, and no modprobe runs in the guest

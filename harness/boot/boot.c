@@ -60,7 +60,7 @@ static void help(void)
 	       "under QEMU with IMAGE as /dev/vda, runs the steps in the guest agent,\n"
 	       "streams step results and kernel messages.\n"
 	       "--kernel-image boots a vmlinux or bzImage built elsewhere, once it is checked\n"
-	       "for virtio-mmio, virtio-blk, the virtio console, the 8250 console and ext4;\n"
+	       "for virtio-mmio, virtio-blk, virtio_console (its serial port), the 8250 console and ext4;\n"
 	       "--modules DIR gives those it has as modules (lib/modules/RELEASE).\n"
 	       "--source attaches another ext4 image read-only as /dev/vdb for 'copy-source'.\n"
 	       "--writelog FILE records every write, zero, trim and flush that reaches IMAGE\n"

@@ -2,7 +2,7 @@
 /*
  * One guest boot: QEMU (TCG, microvm, PVH vmlinux, -no-reboot) with the
  * agent's initramfs, the disk from an NBD socket and the agent's line
- * channel on a virtio console. fb_vm_run() starts QEMU, feeds the agent its
+ * channel on a virtio-serial port. fb_vm_run() starts QEMU, feeds the agent its
  * steps, calls the hooks for every console and agent line and at every
  * "wait NAME", and returns when QEMU has exited or was killed. A batch
  * gives the guest one disk per case and, at each "done", the next case's
