@@ -540,13 +540,13 @@ static void test_read_only_mount(void **state)
 	 */
 	o = classify("A ready\nA step 1 mount -> err EUCLEAN\n"
 		     "C EXT4-fs (vda): ext4_check_descriptors: Checksum for group 5 failed (1!=2)\n" EXIT);
-	assert_non_null(strstr(o.signals.conflict, "ext4_group_desc_init"));
+	assert_non_null(strstr(o.sig.conflict, "ext4_group_desc_init"));
 	snprintf(t, sizeof(t), "%s" WATCH "%sC EXT4-fs error (device vda): "
 		 "ext4_read_block_bitmap_nowait:523: comm cat: Failed to init block bitmap for group 5: -74\n"
 		 "A fserror EUCLEAN - 1\n" PROBE_RO EXIT, ro, gd);
 	o = classify(t);
 	assert_int_equal(o.detect, FB_DETECT_CSUM);
-	assert_non_null(strstr(o.signals.conflict, "a read-only mount keeps a group"));
+	assert_non_null(strstr(o.sig.conflict, "a read-only mount keeps a group"));
 	/* remounted read-only by request after a clean read-write life */
 	o = classify(READY "A step 2 remount ro -> ok\n" PROBE_RO EXIT);
 	assert_int_equal(o.reaction, FB_REACT_NONE);
