@@ -355,23 +355,22 @@ static int cover_kernel(const struct fb_run *run, const char *kernel, bool html,
 			else
 				snprintf(rep, sizeof(rep), "no call (%d csum-error)",
 					 use[k].csum_lines);
-			snprintf(failed, sizeof(failed), "%d", use[k].failed);
 			if (use[k].unmeasurable)
 				snprintf(failed, sizeof(failed), "no line");
+			else
+				snprintf(failed, sizeof(failed), "%d", use[k].failed);
 		}
 		printf("%-28s %-28s %8d %7s %16s  %s\n", name, s->func, use[k].reached, failed, rep,
 		       s->check);
 		fprintf(md, "| `%s` | `%s` | `%s` | %d | %s | %s | %s |\n", name, s->func, s->check,
 			use[k].reached, br, failed, rep);
 		json_array_append_new(jsites, json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:i, s:b, s:s,"
-			" s:o, s:i, s:i, s:i, s:i, s:O}", "file", s->file, "line", s->line, "function", s->func,
+			" s:o, s:i, s:i, s:i, s:i, s:b, s:O}", "file", s->file, "line", s->line, "function", s->func,
 			"check", s->check, "failure_branch", fb_site_fail_name(s->how),
 			"fail_line", s->fail_line, "fail_end", s->fail_end, "joined", s->joined,
 			"why", s->why, "report_lines", report_json(s), "reached", use[k].reached, "failed", use[k].failed,
 			"reported", use[k].reported, "csum_lines", use[k].csum_lines,
-			"cases", use[k].cases));
-		json_object_set_new(json_array_get(jsites, json_array_size(jsites) - 1),
-				    "measurable", json_boolean(!use[k].unmeasurable));
+			"measurable", !use[k].unmeasurable, "cases", use[k].cases));
 	}
 	printf("failure branches reached: %d of %d (sites reached: %d of %zu)%s\n", nfail,
 	       k.with_branch, hit, nsites,
