@@ -4,8 +4,9 @@
 # random moments and resumed each time ends with the same records as the
 # same campaign run once without interruption: `flipbed diff` finds every
 # case in both and none changed, every case has the same verdict, fsck and
-# data in both (a case whose fault never fired is infra in both), none is
-# interrupted, none is there twice. The
+# data in both (a case whose fault never fired is infra in both, but for
+# the block-bitmap read fault the kernel's random prefetch delay decides,
+# below), none is interrupted, none is there twice. The
 # moments come from a seeded RNG (awk srand; FLIPBED_TEST_SEED=S repeats
 # the fractions, and the seed and each delay are printed): each delay is
 # 0.5 s and a random part of half the time the cases left would take at
@@ -80,5 +81,22 @@ set -- $(sed -n 's/^flipbed diff: \([0-9]*\) cases compared, 0 changed; \([0-9]*
 	fail "an interrupted record is left after the resume"
 jq -r '"\(.case) \(.verdict) \(.outcome.fsck) \(.outcome.data)"' "$T/ref/run/cases.jsonl" | sort > "$T/ref.v"
 jq -r '"\(.case) \(.verdict) \(.outcome.fsck) \(.outcome.data)"' "$T/res/run/cases.jsonl" | sort > "$T/res.v"
+# The one difference the kernel decides: a read fault on a block bitmap
+# that nothing but the ext4lazyinit thread's prefetch reads fires only if
+# that thread runs before the case unmounts, and ext4_li_request_new()
+# schedules its first run prandom_u32_max(EXT4_DEF_LI_MAX_START_DELAY * HZ)
+# jiffies after the mount (0 to 5 s; a case is mounted well under that).
+# Such a case, infra "the fault never fired" in exactly one of the two
+# runs, is named and left out of the comparison; any other difference fails.
+racy() {
+	jq -r 'select(.target.type == "block-bitmap" and .target.timing == "read" and .verdict == "infra" and
+		(.outcome.infra | startswith("the fault never fired"))) | .case' "$1"
+}
+{ racy "$T/ref/run/cases.jsonl"; racy "$T/res/run/cases.jsonl"; } | sort | uniq -u > "$T/racy"
+while read -r c; do
+	echo "left out: $c, a block-bitmap read fault that fired in one run only (the prefetch's random delay)"
+	grep -v "^$c " "$T/ref.v" > "$T/v" && mv "$T/v" "$T/ref.v"
+	grep -v "^$c " "$T/res.v" > "$T/v" && mv "$T/v" "$T/res.v"
+done < "$T/racy"
 diff "$T/ref.v" "$T/res.v" || fail "verdicts, fsck or data differ"
 echo "ok: interrupted 5 times and resumed, the same $count records as one run"
