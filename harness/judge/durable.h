@@ -56,7 +56,9 @@ struct fb_durable_path {
 
 struct fb_durable_model {
 	struct fb_durable_path *p;
-	int np;
+	int np, cap;
+	int *slot;		/* the paths by name: an index into P, or -1 (durable.c) */
+	int nslot;
 	int nsteps;
 	/*
 	 * barrier[i], 0 <= i <= nsteps: the write log's flush count the host

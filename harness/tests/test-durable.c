@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,6 +268,56 @@ static void test_removed(void **state)
 	done(&r);
 }
 
+/*
+ * A golden image of many files (the largest fixture holds 12,000): each
+ * path is in the model once, and a step finds the one it names, golden or
+ * made by a step, wherever it was added.
+ */
+static void test_many_paths(void **state)
+{
+	enum { N = 20000 };
+	char *steps[] = { "mount", "write /d/f12345 100", "rm /d/f00007",
+			  "rename /d/f19999 /n", "write /n 10", "sync" };
+	struct fb_manifest golden = { .n = N };
+	struct fb_durable_model m;
+	char why[256];
+	int seen[N] = { 0 };
+
+	(void)state;
+	golden.v = calloc(N, sizeof(*golden.v));
+	assert_non_null(golden.v);
+	for (int i = 0; i < N; i++) {
+		golden.v[i].path = malloc(16);
+		snprintf(golden.v[i].path, 16, "/d/f%05d", i);
+		golden.v[i].size = i;
+	}
+	assert_int_equal(fb_durable_build(&m, &golden, steps, 6, why, sizeof(why)), 0);
+	assert_int_equal(m.np, N + 1);
+	for (int k = 0; k < m.np; k++) {
+		const struct fb_durable_path *p = &m.p[k];
+		int i;
+
+		if (!strcmp(p->path, "/n")) {
+			assert_int_equal(p->nv, 2);	/* the rename's, then the write's */
+			assert_int_equal(p->v[1].size, 10);
+			continue;
+		}
+		assert_int_equal(sscanf(p->path, "/d/f%05d", &i), 1);
+		assert_int_equal(seen[i]++, 0);
+		assert_int_equal(p->v[0].size, (uint64_t)i);
+		if (i == 12345)
+			assert_true(p->nv == 2 && p->v[1].size == 100);
+		else if (i == 7 || i == 19999)
+			assert_true(p->nv == 2 && p->v[1].absent);
+		else
+			assert_int_equal(p->nv, 1);
+	}
+	fb_durable_free(&m);
+	for (int i = 0; i < N; i++)
+		free(golden.v[i].path);
+	free(golden.v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_not_durable),
 		cmocka_unit_test(test_write_fd),
 		cmocka_unit_test(test_removed),
+		cmocka_unit_test(test_many_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
