@@ -36,7 +36,7 @@ HARNESS_SRCS := $(addprefix harness/,main.c util.c outcome.c kernels.c kernel_im
 	boot/boot.c boot/proc.c boot/nbd.c boot/vm.c \
 	scenario/scenario.c scenario/expr.c scenario/matrix.c scenario/vocab.c \
 	scenario/computed.c scenario/csum_first.c \
-	golden/golden.c \
+	golden/golden.c golden/filehash.c \
 	run/target.c run/badobj.c run/runcase.c run/batch.c run/run.c \
 	cmd/run_cmd.c cmd/image_cmd.c \
 	classify/classify.c classify/klog.c classify/attrib.c classify/split.c classify/order.c \
@@ -57,6 +57,10 @@ HARNESS_TEST_CFLAGS := -Iharness -I.
 # What a guided campaign learns from its cases' coverage (campaign_guide.c).
 $(eval $(call UNIT_TEST,test-campaign-guide,harness/tests/test-campaign-guide.c \
 	$(B)/obj/harness/campaign/campaign_guide.o $(B)/obj/harness/util.o,jansson,$(HARNESS_TEST_CFLAGS)))
+
+# The golden image's content hash, reading only its data (golden/filehash.c).
+$(eval $(call UNIT_TEST,test-filehash,harness/tests/test-filehash.c harness/golden/filehash.c \
+	guest/pattern.c,,$(HARNESS_TEST_CFLAGS)))
 
 include harness/classify/classify.mk
 include harness/scenario/scenario.mk

@@ -21,10 +21,10 @@
 
 #include "guest/agent.h"
 #include "golden/golden.h"
+#include "golden/filehash.h"
 #include "boot/proc.h"
 #include "util.h"
 
-#define FNV_PRIME 0x100000001b3ULL
 
 /*
  * Run ARGV with its output appended to LOG; return its exit status, or -1
@@ -455,26 +455,3 @@ out:
 	return rc;
 }
 
-int fb_file_hash(const char *path, uint64_t *ret)
-{
-	static unsigned char buf[1 << 20];
-	uint64_t h = FNV1A_INIT;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	/* FNV over 8-byte words: a checksum against accidental writes, fast enough per case */
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		const uint64_t *w = (const uint64_t *)buf;
-		size_t words = n / 8;
-		for (size_t i = 0; i < words; i++)
-			h = (h ^ w[i]) * FNV_PRIME;
-		h = fnv1a(h, buf + words * 8, n % 8);
-	}
-	close(fd);
-	if (n < 0)
-		return -1;
-	*ret = h;
-	return 0;
-}

@@ -40,7 +40,4 @@ int fb_golden_check(const struct fb_golden *g);
 /* Copy SRC to DST keeping holes (images are mostly empty). 0 or -1 with errno. */
 int fb_image_copy(const char *src, const char *dst);
 
-/* 64-bit content hash of a file (holes read as zeros). 0 or -1 with errno. */
-int fb_file_hash(const char *path, uint64_t *ret);
-
 #endif
