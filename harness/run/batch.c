@@ -49,6 +49,7 @@
 #include "paths.h"
 #include "run/batch.h"
 #include "run/casectx.h"
+#include "run/runcase.h"
 #include "golden/golden.h"
 #include "util.h"
 
@@ -645,6 +646,9 @@ int fb_batch_run(const struct fb_case_spec *c, const struct fb_golden *g, int n,
 		memmove(ready + keep, ready + take, (nready - take) * sizeof(int));
 		memcpy(ready, left, keep * sizeof(int));
 		nready = nready - take + keep;
+		/* the last boot: the next worker's guest may run during these checks */
+		if (!nready)
+			fb_case_guest_done();
 		check_images(x, g, order, used < take ? used : take);
 		for (int i = 0; i < used && i < take; i++)
 			case_judge(&x[order[i]], &g[order[i]]);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "guest/steps.h"
 #include "judge/manifest.h"
 #include "boot/proc.h"
 #include "report/report.h"
@@ -45,7 +46,21 @@ struct worker {
 	int index, count;	/* its cases: COUNT from INDEX, one boot or a batch */
 	double start;
 	char priv[PATH_MAX];	/* its private directory, "" if none */
+	bool guest;		/* it holds a guest slot */
+	int guest_fd;		/* the read end of its guest pipe; -1 if none */
 };
+
+/*
+ * A worker holds one of the run's --jobs guest slots while its QEMU may
+ * run, and gives it back (fb_case_guest_done) before it checks the images:
+ * the next worker's guest then runs while this one's e2fsck and data
+ * oracle do, which are mostly waiting (e2fsck sleeps out an MMP interval
+ * three times, 11 s, on an image whose MMP block a case left in use). At
+ * most MAX_WORKERS(jobs) workers live at once, each with at most one
+ * boot's checks.
+ */
+#define MAX_WORKERS(jobs) ((jobs) * 2 < 64 ? (jobs) * 2 : 64)
+
 
 /* Everything the cases need must be built: say which make target builds what is missing. */
 static int check_built(const struct fb_case_specs *cases)
@@ -438,8 +453,9 @@ static void forget_cases(const struct fb_case_specs *cases, int first, int count
  * parent once the worker is reaped, however the worker ended.
  */
 static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *g, int n,
-			  const struct fb_run_opts *o, char *priv, size_t len)
+			  const struct fb_run_opts *o, char *priv, size_t len, int *guest_fd)
 {
+	int fds[2] = { -1, -1 };
 	pid_t pid;
 
 	if (fb_private_dir(priv, len)) {
@@ -447,9 +463,21 @@ static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *
 			c->name, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
 		priv[0] = '\0';
 	}
+	/* without a pipe the worker keeps its slot until it exits */
+	if (pipe2(fds, O_CLOEXEC))
+		fds[0] = fds[1] = -1;
 	pid = fork();
-	if (pid)
+	if (pid) {
+		if (fds[1] >= 0)
+			close(fds[1]);
+		if (pid < 0 && fds[0] >= 0)
+			close(fds[0]);
+		*guest_fd = pid < 0 ? -1 : fds[0];
 		return pid;
+	}
+	if (fds[0] >= 0)
+		close(fds[0]);
+	fb_case_guest_slot(fds[1]);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	fb_proc_init();
 	if (n > 1)
@@ -458,10 +486,80 @@ static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *
 }
 
 /*
+ * What case C is known to wait for, from its scenario alone, and how many
+ * seconds: its image's checks (WAIT_CHECKS: on an image with MMP each
+ * e2fsck run sleeps out twice the MMP interval and a second, in
+ * ext2fs_mmp_start, on a read-write run always and on a read-only one
+ * when the case left the block in use: about 11 s for a case), or its
+ * guest (WAIT_GUEST: its workload's sleep steps).
+ */
+enum wait_kind { WAIT_NONE, WAIT_GUEST, WAIT_CHECKS };
+
+static enum wait_kind known_wait(const struct fb_case_spec *c, double *seconds)
+{
+	const struct fb_scenario *s = c->scn;
+	struct step st;
+	char why[256];
+
+	*seconds = 0;
+	if (s->features && strstr(s->features, "mmp")) {
+		*seconds = 11;
+		return WAIT_CHECKS;
+	}
+	for (int i = 0; i < s->nsteps; i++)
+		if (!step_parse(s->steps[i], &st, why, sizeof(why)) && st.id == STEP_SLEEP &&
+		    st.argc > 0)
+			*seconds += atof(st.argv[0]);
+	return *seconds > 0 ? WAIT_GUEST : WAIT_NONE;
+}
+
+/* The order of waiting_first: checks that wait, then guests, each longest first. */
+static double wait_rank(const struct fb_case_spec *c)
+{
+	double w;
+	enum wait_kind k = known_wait(c, &w);
+
+	return k == WAIT_CHECKS ? 2000 + w : k == WAIT_GUEST ? 1000 + w : 0;
+}
+
+/*
+ * Within each kernel's cases, those that wait first, the others in their
+ * order: a case that waits at the end of a run is a tail that nothing
+ * overlaps; at its start, the cases that run meanwhile cover it. Cases
+ * whose checks wait come before those whose guest does: a worker gives
+ * its guest slot back before its checks, so their waits overlap the
+ * guests that follow (batch_size never puts the two kinds in one boot,
+ * whose checks would otherwise start only after the sleeping guest).
+ */
+static void waiting_first(struct fb_case_specs *cases)
+{
+	double *w = xcalloc(cases->n ? cases->n : 1, sizeof(*w));
+
+	for (int i = 0; i < cases->n; i++)
+		w[i] = wait_rank(&cases->v[i]);
+	/* a stable insertion sort inside each kernel's run of cases */
+	for (int i = 1; i < cases->n; i++) {
+		struct fb_case_spec c = cases->v[i];
+		double cw = w[i];
+		int j = i;
+
+		while (j > 0 && w[j - 1] < cw && !strcmp(cases->v[j - 1].kernel, c.kernel)) {
+			cases->v[j] = cases->v[j - 1];
+			w[j] = w[j - 1];
+			j--;
+		}
+		cases->v[j] = c;
+		w[j] = cw;
+	}
+	free(w);
+}
+
+/*
  * How many cases from NEXT the next worker takes: one, or a batch of
  * consecutive cases on the same kernel that may share a boot
- * (fb_batch_allowed), at most BATCH, and no more than the rest divided
- * among the JOBS workers, so that all of them have cases to the end.
+ * (fb_batch_allowed) and wait for the same thing (known_wait), at most
+ * BATCH, and no more than the rest divided among the JOBS workers, so
+ * that all of them have cases to the end.
  */
 static int batch_size(const struct fb_case_specs *cases, int next, int batch, int jobs)
 {
@@ -471,8 +569,12 @@ static int batch_size(const struct fb_case_specs *cases, int next, int batch, in
 		most = batch;
 	if (!fb_batch_allowed(cases->v[next].scn))
 		return 1;
+	double w;
+	enum wait_kind kind = known_wait(&cases->v[next], &w);
+
 	while (k < most && fb_batch_allowed(cases->v[next + k].scn) &&
-	       !strcmp(cases->v[next + k].kernel, cases->v[next].kernel))
+	       !strcmp(cases->v[next + k].kernel, cases->v[next].kernel) &&
+	       known_wait(&cases->v[next + k], &w) == kind)
 		k++;
 	return k;
 }
@@ -628,7 +730,7 @@ static int collect(const struct fb_case_spec *c, const char *outdir, FILE *jsonl
 	return v < 0 ? FB_VERDICT_INFRA : v;
 }
 
-static void watchdog_check(struct watchdog *wd, const struct worker *w, int jobs, int running,
+static void watchdog_check(struct watchdog *wd, const struct worker *w, int slots, int running,
 			   int unstarted)
 {
 	double now = fb_now();
@@ -638,12 +740,12 @@ static void watchdog_check(struct watchdog *wd, const struct worker *w, int jobs
 		fprintf(stderr, "\nflipbed: watchdog: no case finished for %d s: stopping %d running "
 			"case(s); they and %d not started are recorded as infra\n", wd->seconds,
 			running, unstarted);
-		for (int s = 0; s < jobs; s++)
+		for (int s = 0; s < slots; s++)
 			if (w[s].pid)
 				kill(w[s].pid, SIGTERM);
 	}
 	if (wd->fired && now - wd->fired >= WATCHDOG_GRACE)
-		for (int s = 0; s < jobs; s++)
+		for (int s = 0; s < slots; s++)
 			if (w[s].pid)
 				kill(w[s].pid, SIGKILL);
 }
@@ -734,8 +836,12 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 	double phases[PH__COUNT];
 	char path[PATH_MAX + 16], why[160];
 	FILE *jsonl;
-	/* RUNNING counts cases, BUSY workers (a worker may run a batch) */
-	int next = 0, running = 0, busy = 0, evfd = fb_proc_init();
+	/*
+	 * RUNNING counts cases, BUSY the workers whose guest may still run
+	 * (at most JOBS), LIVE all workers (a worker may run a batch)
+	 */
+	int next = 0, running = 0, busy = 0, live = 0, evfd = fb_proc_init();
+	int slots = MAX_WORKERS(jobs);
 
 	snprintf(path, sizeof(path), "%s/cases.jsonl", o->outdir);
 	jsonl = fopen(path, "a");
@@ -745,34 +851,60 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 	}
 	wd->last = p.start;
 	while (next < cases->n || running) {
-		while (!fb_proc_interrupted() && !wd->fired && busy < jobs && next < cases->n) {
-			for (int s = 0; s < jobs; s++) {
+		while (!fb_proc_interrupted() && !wd->fired && busy < jobs && live < slots &&
+		       next < cases->n) {
+			for (int s = 0; s < slots; s++) {
 				if (w[s].pid)
 					continue;
 				w[s].count = batch_size(cases, next, batch, jobs);
 				forget_cases(cases, next, w[s].count, o->outdir);
 				w[s].pid = start_worker(&cases->v[next], &g[next], w[s].count, o,
-							w[s].priv, sizeof(w[s].priv));
+							w[s].priv, sizeof(w[s].priv), &w[s].guest_fd);
 				w[s].index = next;
 				next += w[s].count;
 				w[s].start = fb_now();
 				running += w[s].count;
+				w[s].guest = true;
 				busy++;
+				live++;
 				break;
 			}
 		}
 		if (fb_proc_interrupted()) {
-			for (int s = 0; s < jobs; s++)
+			for (int s = 0; s < slots; s++)
 				if (w[s].pid)
 					kill(w[s].pid, SIGTERM);
 		}
-		struct pollfd pf = { .fd = evfd, .events = POLLIN };
-		poll(&pf, 1, 500);
+		/* the events (a child's end, a signal) and each guest pipe still open */
+		struct pollfd pf[1 + 64] = { { .fd = evfd, .events = POLLIN } };
+		int npf = 1;
+
+		for (int s = 0; s < slots; s++)
+			if (w[s].pid && w[s].guest && w[s].guest_fd >= 0)
+				pf[npf++] = (struct pollfd){ .fd = w[s].guest_fd, .events = POLLIN };
+		poll(pf, npf, 500);
 		fb_proc_clear_events();
-		for (int s = 0; s < jobs; s++) {
+		/* a guest pipe at its end: that worker's guest is done, its slot free */
+		for (int s = 0, k = 1; s < slots; s++) {
+			if (!w[s].pid || !w[s].guest || w[s].guest_fd < 0)
+				continue;
+			if (pf[k++].revents) {
+				w[s].guest = false;
+				busy--;
+			}
+		}
+		for (int s = 0; s < slots; s++) {
 			int status;
 			if (!w[s].pid || waitpid(w[s].pid, &status, WNOHANG) != w[s].pid)
 				continue;
+			/* a worker without a guest pipe held its slot to the end */
+			if (w[s].guest) {
+				w[s].guest = false;
+				busy--;
+			}
+			if (w[s].guest_fd >= 0)
+				close(w[s].guest_fd);
+			w[s].guest_fd = -1;
 			if (w[s].priv[0] && fb_remove_tree(w[s].priv))
 				fprintf(stderr, "flipbed: could not remove %s: %s\n", w[s].priv,
 					strerror(errno));
@@ -800,13 +932,13 @@ static int run_cases(struct fb_case_specs *cases, struct fb_golden *g,
 					wd->stopped++;
 			}
 			w[s].pid = 0;
-			busy--;
+			live--;
 			if (!wd->fired)
 				wd->last = fb_now();
 		}
 		if (fb_proc_interrupted() && !running)
 			break;
-		watchdog_check(wd, w, jobs, running, cases->n - next);
+		watchdog_check(wd, w, slots, running, cases->n - next);
 		if (wd->fired && !running)
 			break;
 	}
@@ -920,6 +1052,7 @@ int fb_run_execute(struct fb_case_specs *cases, const struct fb_exec *e)
 	 * the build in progress removes its directory, and nothing else starts */
 	fb_proc_init();
 	group_by_kernel(cases);
+	waiting_first(cases);
 	g = xcalloc(cases->n, sizeof(*g));
 	if (prepare_goldens(cases, g) < 0) {
 		free(g);

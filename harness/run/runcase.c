@@ -1470,6 +1470,21 @@ int case_record(struct casectx *x, const struct fb_golden *g)
 	return rc ? -1 : 0;
 }
 
+static int guest_slot = -1;
+
+void fb_case_guest_slot(int fd)
+{
+	guest_slot = fd;
+}
+
+void fb_case_guest_done(void)
+{
+	if (guest_slot < 0)
+		return;
+	close(guest_slot);	/* the run reads the pipe's end */
+	guest_slot = -1;
+}
+
 int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 		const struct fb_run_opts *o, const char *priv)
 {
@@ -1480,7 +1495,10 @@ int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 		return -1;
 	if (case_prepare(&x, g) == 0) {
 		x.t_image = fb_now() - x.t0;
-		if (boot_case(&x, &vr, &x.t_boot, &x.t_work) == 0)
+		int booted = boot_case(&x, &vr, &x.t_boot, &x.t_work);
+
+		fb_case_guest_done();
+		if (booted == 0)
 			case_check_image(&x, g);
 		case_judge(&x, g);
 	}

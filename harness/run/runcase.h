@@ -32,6 +32,15 @@ struct fb_run_opts {
 int fb_case_run(const struct fb_case_spec *c, const struct fb_golden *g,
 		const struct fb_run_opts *o, const char *priv);
 
+/*
+ * A case worker's guest slot (run.c): FD, the write end of its guest pipe,
+ * is closed by fb_case_guest_done() once no QEMU of the worker's will start
+ * again, so that the run starts the next worker's guest while this one
+ * checks its images. Without a slot (FD -1, or not a worker), a no-op.
+ */
+void fb_case_guest_slot(int fd);
+void fb_case_guest_done(void);
+
 /* "inode/checksum:read@patched" -> "inode_checksum:read@patched" */
 void fb_case_dirname(const char *name, char *buf, size_t len);
 
