@@ -61,7 +61,6 @@ struct worker {
  */
 #define MAX_WORKERS(jobs) ((jobs) * 2 < 64 ? (jobs) * 2 : 64)
 
-
 /* Everything the cases need must be built: say which make target builds what is missing. */
 static int check_built(const struct fb_case_specs *cases)
 {
@@ -495,6 +494,19 @@ static pid_t start_worker(const struct fb_case_spec *c, const struct fb_golden *
  */
 enum wait_kind { WAIT_NONE, WAIT_GUEST, WAIT_CHECKS };
 
+/* Does the mkfs feature list FEATURES ("a,b,^c") turn on FEATURE? */
+static bool has_feature(const char *features, const char *feature)
+{
+	size_t n = strlen(feature);
+
+	for (const char *p = features; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		p += strspn(p, " \t");
+		if (!strncmp(p, feature, n) && strchr(", \t", p[n]))
+			return true;
+	}
+	return false;
+}
+
 static enum wait_kind known_wait(const struct fb_case_spec *c, double *seconds)
 {
 	const struct fb_scenario *s = c->scn;
@@ -502,7 +514,7 @@ static enum wait_kind known_wait(const struct fb_case_spec *c, double *seconds)
 	char why[256];
 
 	*seconds = 0;
-	if (s->features && strstr(s->features, "mmp")) {
+	if (has_feature(s->features, "mmp")) {
 		*seconds = 11;
 		return WAIT_CHECKS;
 	}
