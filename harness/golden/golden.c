@@ -95,7 +95,7 @@ static int populate_tree(const struct fb_scenario *s, const char *tree)
 			break;
 		case FB_POP_FILES:
 			for (long long k = 0; k < p->count && !fb_proc_interrupted(); k++) {
-				snprintf(path, sizeof(path), "%s/f%06lld", p->path, k);
+				fb_files_name(p, k, path, sizeof(path));
 				if (write_pattern(tree, path, p->bytes, false))
 					return -1;
 			}
@@ -217,9 +217,14 @@ static void recipe(const struct fb_scenario *s, char *buf, size_t len)
 
 	for (int i = 0; i < s->npop && n < len; i++) {
 		const struct fb_populate *p = &s->pop[i];
-		n += snprintf(buf + n, len - n, "%s %s %s %s %lld %lld\n", kinds[p->kind],
+		n += snprintf(buf + n, len - n, "%s %s %s %s %lld %lld", kinds[p->kind],
 			      p->path ? p->path : "", p->name ? p->name : "",
 			      p->blocks ? p->blocks : "", p->count, p->bytes);
+		/* only when given: the recipes written before it keep their hash */
+		if (p->name_bytes && n < len)
+			n += snprintf(buf + n, len - n, " names %lld", p->name_bytes);
+		if (n < len)
+			n += snprintf(buf + n, len - n, "\n");
 	}
 }
 

@@ -601,10 +601,12 @@ static void set_populate(struct ctx *c, const struct fb_entry *e)
 			bad(c, e, "dir = %s: expected 'dir = /PATH'", e->value);
 	} else if (!strcmp(e->key, "files")) {
 		p.kind = FB_POP_FILES;
-		ok = n == 3 && w[0][0] == '/' && parse_ll(w[1], 1, &p.count) &&
-		     parse_ll(w[2], 0, &p.bytes);
+		ok = (n == 3 || n == 4) && w[0][0] == '/' && parse_ll(w[1], 1, &p.count) &&
+		     p.count <= 999999 && parse_ll(w[2], 0, &p.bytes) &&
+		     (n == 3 || (parse_ll(w[3], 8, &p.name_bytes) && p.name_bytes <= 255));
 		if (!ok)
-			bad(c, e, "files = %s: expected 'files = /DIR COUNT BYTES' (COUNT >= 1)", e->value);
+			bad(c, e, "files = %s: expected 'files = /DIR COUNT BYTES [NAME_BYTES]' "
+			    "(COUNT 1 to 999999, NAME_BYTES 8 to 255)", e->value);
 	} else if (!strcmp(e->key, "sparse")) {
 		p.kind = FB_POP_SPARSE;
 		ok = n == 2 && w[0][0] == '/' && parse_ll(w[1], 1, &p.count);
@@ -1545,6 +1547,18 @@ static void print_list(FILE *f, const char *key, char **v, int n)
 	fputc('\n', f);
 }
 
+void fb_files_name(const struct fb_populate *p, long long k, char *buf, size_t len)
+{
+	size_t dir = strlen(p->path) + 1;	/* the name starts here */
+	int n = snprintf(buf, len, "%s/f%06lld", p->path, k);
+
+	if (n < 0 || (size_t)n >= len)
+		return;
+	while ((long long)(n - dir) < p->name_bytes && (size_t)n + 1 < len)
+		buf[n++] = 'x';
+	buf[n] = '\0';
+}
+
 static void print_populate(FILE *f, const struct fb_populate *p)
 {
 	switch (p->kind) {
@@ -1555,7 +1569,10 @@ static void print_populate(FILE *f, const struct fb_populate *p)
 		fprintf(f, "dir = %s\n", p->path);
 		break;
 	case FB_POP_FILES:
-		fprintf(f, "files = %s %lld %lld\n", p->path, p->count, p->bytes);
+		fprintf(f, "files = %s %lld %lld", p->path, p->count, p->bytes);
+		if (p->name_bytes)
+			fprintf(f, " %lld", p->name_bytes);
+		fputc('\n', f);
 		break;
 	case FB_POP_SPARSE:
 		fprintf(f, "sparse = %s %lld\n", p->path, p->count);

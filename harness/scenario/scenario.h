@@ -56,6 +56,8 @@ struct fb_populate {
 	char *blocks;		/* journal: the block list */
 	long long count;	/* files, extents */
 	long long bytes;
+	long long name_bytes;	/* files: each name "f000000" padded with 'x' to
+				   this length (8 to 255); 0: as it is */
 };
 
 enum fb_timing {
@@ -158,6 +160,12 @@ struct fb_scenario {
 	struct fb_entry *entries;	/* everything read, for re-validation */
 	int nentries;
 };
+
+/*
+ * The path of file K of a files populate line P: DIR/f000000, DIR/f000001…,
+ * each name padded with 'x' to P->name_bytes when that is given.
+ */
+void fb_files_name(const struct fb_populate *p, long long k, char *buf, size_t len);
 
 const char *fb_timing_name(enum fb_timing t);
 int fb_timing_parse(const char *name);
