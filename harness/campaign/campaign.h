@@ -19,6 +19,18 @@
 
 #include "report/report.h"
 
+/*
+ * The fixture a campaign's recipes build. full: every recipe as it is.
+ * kasan: the recipes whose walk costs a KASAN kernel most hold the same
+ * objects in fewer entries (campaign_gen.c, the small-blocks htree), so
+ * every case draws the same target, region, bits and steps as under full.
+ */
+enum fb_campaign_profile { FB_PROFILE_FULL, FB_PROFILE_KASAN };
+
+const char *fb_campaign_profile_name(enum fb_campaign_profile p);
+/* "full" or "kasan" -> the profile; -1 for anything else. */
+int fb_campaign_profile_parse(const char *s);
+
 /* What the generator may draw from (all from the command line). */
 struct fb_campaign_opts {
 	uint64_t seed;
@@ -29,6 +41,7 @@ struct fb_campaign_opts {
 	unsigned max_bits;	/* bits are drawn from 1..max_bits */
 	double reseal_ratio;	/* share of resealed cases where a checksum exists */
 	bool no_next_mount;	/* --next-mount no: the cases skip the next-mount pass */
+	enum fb_campaign_profile profile;	/* the fixture the recipes build */
 };
 
 /* splitmix64 (Steele, Lea, Flood 2014): the campaign's only PRNG. */
@@ -99,11 +112,13 @@ const char *fb_campaign_dim_value(const struct fb_campaign_opts *o, int dim, int
  * Write case I (1-based) of the campaign as DIR/case-NNNNN.scn. G: NULL
  * for the seeded uniform draws (the same bytes for the same seed), or a
  * guided campaign's weights. DRAW, when not NULL, gets what was drawn.
- * Returns 0, or -1 with a message when no recipe offers an allowed type or
- * the file cannot be written.
+ * KEEP: a case file already there must stay as it is (its record was made
+ * from it): a different one is refused. Returns 0, or -1 with a message
+ * when no recipe offers an allowed type, KEEP refuses, or the file cannot
+ * be written.
  */
 int fb_campaign_write_case(const struct fb_campaign_opts *o, int i, const char *dir,
-			   const struct fb_guide *g, struct fb_campaign_draw *draw);
+			   const struct fb_guide *g, struct fb_campaign_draw *draw, bool keep);
 
 /* "DIR/case-00007.scn" for case 7. */
 void fb_campaign_case_file(const char *dir, int i, char *buf, size_t len);

@@ -308,6 +308,7 @@ static int write_summary(const struct fb_campaign_run *cr, const struct fb_run *
 	}
 	struct fb_campaign_summary sum = {
 		.seed = o->seed, .count = o->count, .kernel = o->kernel,
+		.profile = fb_campaign_profile_name(o->profile),
 		.max_bits = o->max_bits, .reseal_ratio = o->reseal_ratio,
 		.timings = o->timings, .types = o->types, .all_types = fb_campaign_types(),
 		.timing_names = { fb_timing_name(FB_TIMING_REST), fb_timing_name(FB_TIMING_READ),

@@ -28,6 +28,16 @@
 #include "scenario/scenario.h"
 #include "util.h"
 
+/*
+ * A recipe's smaller fixture for the kasan profile: the same objects of
+ * every target type in fewer entries, and the same files list, so a case
+ * draws the same steps under either profile.
+ */
+struct fixture {
+	const char *about;
+	const char *populate;
+};
+
 struct recipe {
 	const char *name;
 	const char *about;
@@ -38,6 +48,27 @@ struct recipe {
 	const char *files;	/* "PATH:BYTES" files holding the agent's pattern */
 	const char *sparse;	/* "PATH:EXTENTS" sparse files (data in even 4 KiB blocks) */
 	const char *dirs;	/* directories (for ls, walk, new names) */
+	const struct fixture *kasan;	/* the kasan profile's fixture; NULL: the same */
+};
+
+/*
+ * small-blocks under KASAN. The full htree holds 12,000 names of 7 bytes,
+ * 63 to a 1 KiB leaf after e2fsck -D: 236 leaves, more than the 123 a
+ * dx root indexes, so two dx nodes index them. Names of 250 bytes fit 3
+ * to a leaf: 600 of them fill 200 leaves under the same root and two dx
+ * nodes, and every walk, ls and next-mount pass visits 602 entries, not
+ * 12,000. The workload's two files keep their names. What changes is what
+ * a flip lands on in a leaf: about 2 % of a leaf is entry headers instead
+ * of half (inode, rec_len, name_len and file_type stay drawn as fields,
+ * in 20 % of dir-leaf cases); and group 0 keeps free inodes, so a new
+ * file may use group 0's inode bitmap, which __ext4_new_inode skips while
+ * the group's descriptor counts none free (full).
+ */
+static const struct fixture small_blocks_kasan = {
+	"1 KiB blocks, 8 groups, a 602-entry htree of 250-byte names with dx nodes "
+	"(two levels, as the full profile's 12000 entries)",
+	"file = /a 5000\nfiles = /big 600 0 250\nfile = /big/f000000 0\nfile = /big/f011999 0\n"
+	"index-dirs = yes\n",
 };
 
 static const struct recipe recipes[] = {
@@ -51,61 +82,61 @@ static const struct recipe recipes[] = {
 	  "extent-leaf:/deep extent-index:/deep dir-leaf:/dir dir-leaf:/htree dx-root:/htree "
 	  "xattr-block:/a journal-sb data:/a",
 	  "/a:5000 /d/small:40 /dir/f000000:10 /dir/f000149:10 /htree/f000000:0",
-	  "/frag:8 /deep:1500", "/ /d /dir /htree" },
+	  "/frag:8 /deep:1500", "/ /d /dir /htree", NULL },
 	{ "small-blocks", "1 KiB blocks, 8 groups, a 12000-entry htree with dx nodes",
 	  "features = metadata_csum\noptions = -b 1024 -I 256\nsize = 64M\n",
 	  "file = /a 5000\nfiles = /big 12000 0\nindex-dirs = yes\n",
 	  true,
 	  "superblock superblock-backup group-desc block-bitmap inode-bitmap inode:/a inode:/big "
 	  "inode-extra:/big dir-leaf:/big dx-root:/big dx-node:/big journal-sb data:/a",
-	  "/a:5000 /big/f000000:0 /big/f011999:0", "", "/ /big" },
+	  "/a:5000 /big/f000000:0 /big/f011999:0", "", "/ /big", &small_blocks_kasan },
 	{ "inline-full", "inline data reaching into the in-inode system.data xattr",
 	  "features = metadata_csum,inline_data\noptions = -b 4096 -I 256\nsize = 64M\n",
 	  "file = /f128 128\nfiles = /dfull 8 10\n",
 	  true,
 	  "superblock group-desc block-bitmap inode-bitmap inode:/f128 inode:/dfull "
 	  "inode-extra:/f128 inode-extra:/dfull inline-data:/f128 journal-sb",
-	  "/f128:128 /dfull/f000000:10 /dfull/f000007:10", "", "/ /dfull" },
+	  "/f128:128 /dfull/f000000:10 /dfull/f000007:10", "", "/ /dfull", NULL },
 	{ "journal", "a journal holding a write and a revoke transaction that the mount replays",
 	  "features = metadata_csum\noptions = -b 4096 -I 256\nsize = 64M\n",
 	  "file = /a 5000\njournal = write 12000,12001,12002\njournal = revoke 12001\n",
 	  true,
 	  "journal-sb journal-descriptor journal-data journal-commit journal-revoke superblock "
 	  "inode:/a data:/a",
-	  "/a:5000", "", "/" },
+	  "/a:5000", "", "/", NULL },
 	{ "mmp", "multi-mount protection with a 1 s interval",
 	  "features = metadata_csum,mmp\noptions = -b 4096 -I 256 -E mmp_update_interval=1\nsize = 64M\n",
 	  "file = /a 5000\n",
 	  /* only the MMP block: e2fsck -fy sleeps 4 x 11 s on any MMP image */
-	  true, "mmp", "/a:5000", "", "/" },
+	  true, "mmp", "/a:5000", "", "/", NULL },
 	{ "bigalloc-inline", "bigalloc with 64 KiB clusters and inline data",
 	  "features = metadata_csum,bigalloc,extent,inline_data\noptions = -b 4096 -C 65536 -I 256\nsize = 64M\n",
 	  "file = /small 40\ndir = /d\nfile = /d/f 100\nsparse = /frag 8\n",
 	  true,
 	  "superblock group-desc block-bitmap inode-bitmap inode:/small inode:/frag "
 	  "inline-data:/small inline-data:/d extent-leaf:/frag journal-sb data:/frag",
-	  "/small:40 /d/f:100", "/frag:8", "/ /d" },
+	  "/small:40 /d/f:100", "/frag:8", "/ /d", NULL },
 	{ "bigalloc-16k", "bigalloc with 16 KiB clusters",
 	  "features = metadata_csum,bigalloc,extent\noptions = -b 4096 -C 16384 -I 256\nsize = 64M\n",
 	  "file = /a 5000\nsparse = /frag 8\n",
 	  true,
 	  "superblock group-desc block-bitmap inode-bitmap inode:/a inode:/frag extent-leaf:/frag "
 	  "journal-sb data:/a",
-	  "/a:5000", "/frag:8", "/" },
+	  "/a:5000", "/frag:8", "/", NULL },
 	{ "nocsum-1k", "no metadata_csum (group descriptors: crc16), 1 KiB blocks, 128-byte inodes",
 	  "features = ^metadata_csum,uninit_bg\noptions = -b 1024 -I 128\nsize = 32M\n",
 	  "file = /a 5000\nxattr = /a user.x 200\nsparse = /frag 20\nfiles = /dir 100 10\n",
 	  false,
 	  "superblock superblock-backup group-desc block-bitmap inode-bitmap inode:/a inode:/frag "
 	  "inode:/dir extent-leaf:/frag dir-leaf:/dir xattr-block:/a journal-sb data:/a",
-	  "/a:5000 /dir/f000000:10 /dir/f000099:10", "/frag:20", "/ /dir" },
+	  "/a:5000 /dir/f000000:10 /dir/f000099:10", "/frag:20", "/ /dir", NULL },
 	{ "inode-1024", "1024-byte inodes: inline data up to 896 bytes, in-inode xattrs",
 	  "features = metadata_csum,inline_data\noptions = -b 4096 -I 1024\nsize = 64M\n",
 	  "file = /f 500\nfile = /big 100000\nxattr = /big user.a 300\nfiles = /dd 20 10\n",
 	  true,
 	  "superblock group-desc block-bitmap inode-bitmap inode:/f inode:/big inode:/dd "
 	  "inode-extra:/big inode-extra:/f inline-data:/f journal-sb data:/big",
-	  "/f:500 /big:100000 /dd/f000000:10 /dd/f000019:10", "", "/ /dd" },
+	  "/f:500 /big:100000 /dd/f000000:10 /dd/f000019:10", "", "/ /dd", NULL },
 	{ "xattr-deep", "no inline data: an xattr block and in-inode xattrs, an index extent block, an htree",
 	  "features = metadata_csum\noptions = -b 4096 -I 256\nsize = 64M\n",
 	  "file = /x 20000\nxattr = /x user.big 3000\nxattr = /x user.s 40\nfile = /small 40\n"
@@ -114,7 +145,7 @@ static const struct recipe recipes[] = {
 	  "superblock group-desc block-bitmap inode-bitmap inode:/x inode-extra:/x xattr-block:/x "
 	  "extent-index:/deep extent-leaf:/deep dx-root:/htree dir-leaf:/htree journal-sb "
 	  "data:/x data:/small",
-	  "/x:20000 /small:40 /htree/f000000:0", "/deep:1500", "/ /htree" },
+	  "/x:20000 /small:40 /htree/f000000:0", "/deep:1500", "/ /htree", NULL },
 };
 
 #define NRECIPES (sizeof(recipes) / sizeof(recipes[0]))
@@ -130,6 +161,21 @@ static const char *const type_order[] = {
 const char *const *fb_campaign_types(void)
 {
 	return type_order;
+}
+
+static const char *const profile_names[] = { "full", "kasan" };
+
+const char *fb_campaign_profile_name(enum fb_campaign_profile p)
+{
+	return profile_names[p];
+}
+
+int fb_campaign_profile_parse(const char *s)
+{
+	for (int p = 0; p < 2; p++)
+		if (!strcmp(s, profile_names[p]))
+			return p;
+	return -1;
 }
 
 /* ---- the PRNG ---- */
@@ -299,6 +345,12 @@ static void add_file(struct wstate *w, const char *path, long long size, int ext
 	w->f[w->nf].size = size;
 	w->f[w->nf].extents = extents;
 	w->nf++;
+}
+
+/* The fixture recipe R builds under profile P: NULL for its own lines. */
+static const struct fixture *fixture_of(const struct recipe *r, enum fb_campaign_profile p)
+{
+	return p == FB_PROFILE_KASAN ? r->kasan : NULL;
 }
 
 static void load_state(struct wstate *w, const struct recipe *r)
@@ -683,11 +735,13 @@ static void write_causes(FILE *f)
 static void write_file(FILE *f, const struct fb_campaign_opts *o, int i,
 		       const struct draw *d, const struct wstate *w)
 {
+	const struct fixture *x = fixture_of(d->r, o->profile);
 	bool rest;
 
 	fprintf(f, "# flipbed campaign, seed %llu, case %d (harness/campaign/campaign_gen.c).\n"
-		"# Generated by: flipbed campaign --seed %llu --kernel %s --types ",
-		(unsigned long long)o->seed, i, (unsigned long long)o->seed, o->kernel);
+		"# Generated by: flipbed campaign --seed %llu --kernel %s --profile %s --types ",
+		(unsigned long long)o->seed, i, (unsigned long long)o->seed, o->kernel,
+		fb_campaign_profile_name(o->profile));
 	write_list(f, o->types, "default");
 	fputs(" --timing ", f);
 	write_list(f, o->timings, "");
@@ -697,13 +751,13 @@ static void write_file(FILE *f, const struct fb_campaign_opts *o, int i,
 		"# a campaign observes. Findings are\n"
 		"# decided from the outcome (panic, oops, KASAN, hang, a WARNING/BUG/UBSAN\n"
 		"# line, data changed while nothing detected), not from a verdict.\n",
-		o->max_bits, o->reseal_ratio, d->r->name, d->r->about);
+		o->max_bits, o->reseal_ratio, d->r->name, x ? x->about : d->r->about);
 	fprintf(f, "[scenario]\nshows = Campaign %llu case %d: %u bit%s of %s%s%s (%s%s) at %s, then %d workload steps.\n"
 		"groups = campaign\nkernels = %s\ntimeout = 45\n\n",
 		(unsigned long long)o->seed, i, d->bits, d->bits > 1 ? "s" : "", d->type,
 		d->path[0] ? " " : "", d->path, d->region, d->reseal ? ", resealed" : "",
 		d->timing, w->ns - 1, o->kernel);
-	fprintf(f, "[mkfs]\n%s\n[populate]\n%s\n", d->r->mkfs, d->r->populate);
+	fprintf(f, "[mkfs]\n%s\n[populate]\n%s\n", d->r->mkfs, x ? x->populate : d->r->populate);
 	fprintf(f, "[target]\ntype = %s\n", d->type);
 	if (d->path[0])
 		fprintf(f, "path = %s\n", d->path);
@@ -729,8 +783,20 @@ static void write_file(FILE *f, const struct fb_campaign_opts *o, int i,
 	write_causes(f);
 }
 
+/* Are the files A and B the same bytes? (false when either cannot be read) */
+static bool same_file(const char *a, const char *b)
+{
+	size_t na, nb;
+	char *ta = fb_slurp(a, &na), *tb = fb_slurp(b, &nb);
+	bool same = ta && tb && na == nb && !memcmp(ta, tb, na);
+
+	free(ta);
+	free(tb);
+	return same;
+}
+
 int fb_campaign_write_case(const struct fb_campaign_opts *o, int i, const char *dir,
-			   const struct fb_guide *g, struct fb_campaign_draw *draw)
+			   const struct fb_guide *g, struct fb_campaign_draw *draw, bool keep)
 {
 	const char *types[32];
 	struct fb_rng rng;
@@ -776,7 +842,19 @@ int fb_campaign_write_case(const struct fb_campaign_opts *o, int i, const char *
 		return -1;
 	}
 	write_file(f, o, i, &d, &w);
-	if (fclose(f) || rename(tmp, path)) {
+	if (fclose(f)) {
+		fprintf(stderr, "flipbed campaign: cannot write %s: %s\n", tmp, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (keep && !access(path, F_OK) && !same_file(tmp, path)) {
+		fprintf(stderr, "flipbed campaign: %s was drawn with other options than these "
+			"(its first lines name them), and the campaign's records come from it: "
+			"give those options again, or another --out\n", path);
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path)) {
 		fprintf(stderr, "flipbed campaign: cannot write %s: %s\n", path, strerror(errno));
 		unlink(tmp);
 		return -1;

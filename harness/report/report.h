@@ -123,6 +123,7 @@ struct fb_campaign_summary {
 	unsigned long long seed;
 	int count;			/* cases generated */
 	const char *kernel;
+	const char *profile;		/* the fixture: "full" or "kasan" */
 	unsigned max_bits;
 	double reseal_ratio;
 	char **timings, **types;	/* allowed; NULL-terminated (types NULL: all) */

@@ -108,9 +108,9 @@ int fb_report_campaign(const char *path, const struct fb_run *run,
 		return ninfra[3];
 	}
 	fprintf(f, "# flipbed campaign, seed %llu\n\n", (unsigned long long)o->seed);
-	fprintf(f, "%d cases generated, %zu recorded in run/cases.jsonl; kernel %s; bits 1..%u; "
-		"reseal ratio %.2f; timings ", o->count, run->n, o->kernel, o->max_bits,
-		o->reseal_ratio);
+	fprintf(f, "%d cases generated, %zu recorded in run/cases.jsonl; kernel %s; profile %s; "
+		"bits 1..%u; reseal ratio %.2f; timings ", o->count, run->n, o->kernel,
+		o->profile ? o->profile : "full", o->max_bits, o->reseal_ratio);
 	int ran = o->ran;
 	for (char **t = o->timings; *t; t++)
 		fprintf(f, "%s%s", *t, t[1] ? "," : "");
