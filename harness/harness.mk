@@ -99,7 +99,7 @@ TESTS += $(call SHELL_TESTS,harness/tests)
 .PHONY: check-hostile
 check-hostile: $(B)/bin/flipbed $(B)/guest/initramfs.cpio.gz $(B)/lib/nbdkit-flipbed-plugin.so
 	@tests/run harness/tests/hostile-slow.sh
-BENCHES += bench-boot bench-matrix bench-campaign
+BENCHES += bench-boot bench-matrix bench-campaign bench-kasan-profile
 
 # flipbed campaign (findings keep their image as compressed qcow2: qemu-img)
 # and show --inspect (guestfish boots a libguestfs appliance on the
@@ -120,9 +120,13 @@ $(B)/bin/flipbed: $(HARNESS_OBJS) $(REPORT_LIB) $(FBX_LIB)
 _run: $(ALL)
 	@$(B)/bin/flipbed matrix quick
 
-.PHONY: bench-boot bench-matrix bench-campaign
+.PHONY: bench-boot bench-matrix bench-campaign bench-kasan-profile
 bench-campaign: $(ALL)
 	@harness/bench-campaign.sh
+
+# the kasan kernel (make kasan): the campaign profiles full and kasan side by side
+bench-kasan-profile: $(ALL)
+	@harness/bench-kasan-profile.sh
 
 bench-matrix: $(ALL)
 	@harness/bench-matrix.sh
