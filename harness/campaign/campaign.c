@@ -66,7 +66,7 @@ static void usage(FILE *f)
 "  --reseal-ratio R    share of cases whose checksum is recomputed (default 0.25)\n"
 "  --next-mount yes|no each case mounts again and walks it all after its workload (default yes)\n"
 "  --profile P         the images' fixture: full, or kasan (the small-blocks htree in\n"
-"                      600 entries, not 12000; the same draws). Default: kasan on\n"
+"                      602 entries, not 12000; the same draws). Default: kasan on\n"
 "                      the kasan kernel, full on any other\n"
 "  --jobs N            guests at a time (default: number of cores); the checks\n"
 "                      of the images run beside them\n"
@@ -249,15 +249,18 @@ static int parse_args(int argc, char **argv, struct campaign_args *a)
 			}
 			a->o.no_next_mount = !strcmp(optarg, "no");
 			break;
-		case 'P':
-			if (fb_campaign_profile_parse(optarg) < 0) {
+		case 'P': {
+			int p = fb_campaign_profile_parse(optarg);
+
+			if (p < 0) {
 				fprintf(stderr, "flipbed campaign: --profile %s: expected full or kasan\n",
 					optarg);
 				return -1;
 			}
-			a->o.profile = fb_campaign_profile_parse(optarg);
+			a->o.profile = p;
 			a->have_profile = true;
 			break;
+		}
 		case 'j':
 			if (fb_opt_jobs("campaign", optarg, &a->jobs))
 				return -1;
